@@ -1,0 +1,1 @@
+module.exports = { ...require('../../tooling/.mocharc.base.cjs') };

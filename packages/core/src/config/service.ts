@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { envBoolean, envInt, envPort, envUrl, processEnv, type Env } from './load.js';
+import type { LogLevel } from '../logger/logger.js';
+
+export type ServiceName = 'events' | 'microblog';
+export type Role = 'web' | 'worker' | 'all';
+
+/** What every Agora service reads from its environment, in nested form. */
+export interface BaseServiceConfig {
+  service: ServiceName;
+  nodeEnv: 'development' | 'production' | 'test';
+  /** web = HTTP only, worker = queue workers only, all = both in one process. */
+  role: Role;
+  http: {
+    host: string;
+    port: number;
+    /** The public base URL (no trailing slash); ids and links are built from it. */
+    publicUrl: string;
+    /** host[:port] of publicUrl: the instance's domain. */
+    domain: string;
+    bodyLimitBytes: number;
+    trustProxy: boolean;
+  };
+  db: {
+    /** Absent: an embedded PostgreSQL in `dataDir/postgres` serves `databaseName`. */
+    url: string | undefined;
+    databaseName: string;
+    embeddedPort: number;
+    poolMax: number;
+    migrateOnStart: boolean;
+  };
+  queue: { concurrency: number };
+  log: { level: LogLevel };
+  mail: {
+    transport: 'folder' | 'smtp';
+    /** The folder transport writes one .eml file per message here. */
+    dir: string;
+    smtpUrl: string | undefined;
+    from: string;
+  };
+  dataDir: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The zod shape of the variables every service shares; an app spreads it into its own schema. */
+export function baseServiceEnv(defaults: { port: number }) {
+  return {
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    ROLE: z.enum(['web', 'worker', 'all']).default('all'),
+    HOST: z.string().default('127.0.0.1'),
+    PORT: envPort(defaults.port),
+    PUBLIC_URL: envUrl().optional(),
+    DATABASE_URL: envUrl().optional(),
+    DATA_DIR: z.string().optional(),
+    EMBEDDED_PG_PORT: envPort(54329),
+    DB_POOL_MAX: envInt(10, { min: 1, max: 200 }),
+    MIGRATE_ON_START: envBoolean(true),
+    QUEUE_CONCURRENCY: envInt(5, { min: 1, max: 100 }),
+    LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+    BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
+    TRUST_PROXY: envBoolean(false),
+    MAIL_TRANSPORT: z.enum(['folder', 'smtp']).default('folder'),
+    MAIL_DIR: z.string().optional(),
+    SMTP_URL: envUrl().optional(),
+    MAIL_FROM: z.string().optional(),
+  };
+}
+
+type BaseEnv = z.output<z.ZodObject<ReturnType<typeof baseServiceEnv>>>;
+
+/** The project's data folder: `.data` at the workspace root, else under the working directory. */
+export function defaultDataDir(from: string = process.cwd()): string {
+  let dir = resolve(from);
+  for (;;) {
+    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return join(dir, '.data');
+    const parent = dirname(dir);
+    if (parent === dir) return resolve(from, '.data');
+    dir = parent;
+  }
+}
+
+export function toBaseServiceConfig(
+  env: BaseEnv,
+  service: ServiceName,
+  databaseName: string,
+): BaseServiceConfig {
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  const domain = new URL(publicUrl).host;
+  const dataDir = resolve(env.DATA_DIR ?? defaultDataDir());
+  return {
+    service,
+    nodeEnv: env.NODE_ENV,
+    role: env.ROLE,
+    http: {
+      host: env.HOST,
+      port: env.PORT,
+      publicUrl,
+      domain,
+      bodyLimitBytes: env.BODY_LIMIT_BYTES,
+      trustProxy: env.TRUST_PROXY,
+    },
+    db: {
+      url: env.DATABASE_URL,
+      databaseName,
+      embeddedPort: env.EMBEDDED_PG_PORT,
+      poolMax: env.DB_POOL_MAX,
+      migrateOnStart: env.MIGRATE_ON_START,
+    },
+    queue: { concurrency: env.QUEUE_CONCURRENCY },
+    log: { level: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info') },
+    mail: {
+      transport: env.MAIL_TRANSPORT,
+      dir: resolve(env.MAIL_DIR ?? join(dataDir, 'mail', service)),
+      smtpUrl: env.SMTP_URL,
+      from: env.MAIL_FROM ?? `Agora <noreply@${new URL(publicUrl).hostname}>`,
+    },
+    dataDir,
+  };
+}
+
+/** Test-only settings: where test databases are created (a server URL) and whether we run in CI. */
+export function testSettings(env: Env = processEnv()): { databaseUrl: string | undefined; ci: boolean } {
+  return {
+    databaseUrl: env.TEST_DATABASE_URL || undefined,
+    ci: env.CI === 'true' || env.CI === '1',
+  };
+}
