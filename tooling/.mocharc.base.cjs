@@ -8,5 +8,5 @@ module.exports = {
   jobs: 2,
   timeout: 30000,
   'forbid-only': Boolean(process.env.CI),
-  reporter: 'dot',
+  reporter: require.resolve('./mocha-reporter.cjs'),
 };

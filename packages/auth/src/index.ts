@@ -1,0 +1,2 @@
+export * from './roles/roles.js';
+export * from './scopes/scopes.js';

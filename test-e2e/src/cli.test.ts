@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { createTestDatabase } from '@agora/db/testing';
+import { runScript } from './processes.js';
+
+const CLI = 'tooling/src/cli/cli.ts';
+
+describe('pnpm agora (admin command-line tool)', function () {
+  this.timeout(120_000);
+
+  it('migrate applies each service’s migrations once, then reports it is up to date', async () => {
+    const eventsDb = await createTestDatabase('e2e_cli_events');
+    const microblogDb = await createTestDatabase('e2e_cli_microblog');
+    const env = { EVENTS_DATABASE_URL: eventsDb.url, MICROBLOG_DATABASE_URL: microblogDb.url };
+    try {
+      const first = runScript(CLI, ['migrate'], env);
+      expect(await first.exited, first.output()).to.equal(0);
+      expect(first.output()).to.match(/events: applied /);
+      expect(first.output()).to.match(/microblog: applied /);
+
+      const second = runScript(CLI, ['migrate', '--service', 'events'], env);
+      expect(await second.exited, second.output()).to.equal(0);
+      expect(second.output().trim()).to.equal('events: up to date');
+    } finally {
+      await eventsDb.drop();
+      await microblogDb.drop();
+    }
+  });
+
+  it('config:show prints the effective configuration with passwords masked', async () => {
+    const run = runScript(CLI, ['config:show', '--service', 'microblog'], {
+      MICROBLOG_DATABASE_URL: 'postgres://agora:topsecret@db.internal:5432/agora_microblog',
+      MICROBLOG_PORT: '3999',
+    });
+    expect(await run.exited, run.output()).to.equal(0);
+    const shown = JSON.parse(run.output()) as { microblog: { http: { port: number }; db: { url: string } } };
+    expect(shown.microblog.http.port).to.equal(3999);
+    expect(shown.microblog.db.url).to.contain('db.internal').and.not.contain('topsecret');
+  });
+
+  it('refuses an unknown command and a bad configuration with a clear message', async () => {
+    const unknown = runScript(CLI, ['frobnicate'], {});
+    expect(await unknown.exited).to.equal(2);
+    expect(unknown.output()).to.contain('Unknown command "frobnicate"');
+
+    const bad = runScript(CLI, ['config:show', '--service', 'events'], { EVENTS_PORT: 'eighty' });
+    expect(await bad.exited).to.equal(1);
+    expect(bad.output()).to.contain('Invalid configuration').and.contain('PORT');
+    expect(bad.output()).not.to.match(/\n\s+at /); // no stack trace
+  });
+});

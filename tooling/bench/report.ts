@@ -1,0 +1,197 @@
+import type { BaselineId, BenchRequest } from './scenarios.js';
+import { BASELINE_IDS } from './scenarios.js';
+
+/** The subset of an autocannon result the report uses (autocannon's own Result satisfies it). */
+export interface LoadResult {
+  requests: { mean: number; total: number };
+  latency: { mean: number; p50: number; p90: number; p99: number; max: number };
+  throughput: { mean: number };
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  mismatches: number;
+  statusCodeStats?: Record<string, { count?: number }>;
+}
+
+export interface Measurement {
+  /** Mean of the per-second request counts. */
+  requestsPerSec: number;
+  latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
+  bytesPerSec: number;
+  totalRequests: number;
+  durationSec: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+}
+
+export type Outcome = 'ok' | 'errors' | 'failed' | 'skipped';
+
+export interface TargetResult {
+  id: string;
+  name: string;
+  kind: 'baseline' | 'scenario';
+  service?: string;
+  request: BenchRequest;
+  outcome: Outcome;
+  /** Why the target failed, was skipped, or which requests errored. */
+  problems: string[];
+  measurement?: Measurement;
+  /** requests/s of this target divided by each baseline's (absent when either was not measured). */
+  ratios: Partial<Record<BaselineId, number>>;
+}
+
+export interface TargetLine {
+  scenario: string;
+  baseline: BaselineId;
+  ratio: number | undefined;
+  min: number;
+  verdict: 'PASS' | 'BELOW' | 'NOT MEASURED';
+}
+
+const round = (value: number, digits: number) => {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+};
+
+export function summarize(result: LoadResult): Measurement {
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
+    statusCodes[code] = stat.count ?? 0;
+  }
+  return {
+    requestsPerSec: round(result.requests.mean, 1),
+    latencyMs: {
+      mean: round(result.latency.mean, 3),
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
+    bytesPerSec: Math.round(result.throughput.mean),
+    totalRequests: result.requests.total,
+    durationSec: round(result.duration, 2),
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    statusCodes,
+  };
+}
+
+/** Every reason a measured run does not count: connection errors, timeouts, non-2xx, no traffic. */
+export function loadProblems(m: Measurement): string[] {
+  const problems: string[] = [];
+  if (m.errors > 0) problems.push(`${m.errors} connection errors`);
+  if (m.timeouts > 0) problems.push(`${m.timeouts} timeouts`);
+  if (m.non2xx > 0) {
+    const codes = Object.entries(m.statusCodes)
+      .filter(([code]) => !code.startsWith('2'))
+      .map(([code, count]) => `${count}×${code}`);
+    problems.push(`${m.non2xx} non-2xx responses${codes.length ? ` (${codes.join(', ')})` : ''}`);
+  }
+  if (m.totalRequests === 0) problems.push('no request completed');
+  return problems;
+}
+
+/** a / b, or undefined when either side is missing or b is zero. */
+export function ratio(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b <= 0) {
+    return undefined;
+  }
+  return a / b;
+}
+
+function rateOf(result: TargetResult | undefined): number | undefined {
+  return result && result.outcome === 'ok' ? result.measurement?.requestsPerSec : undefined;
+}
+
+/** Fills `ratios` of every measured target against every baseline measured without problems. */
+export function withRatios(results: TargetResult[]): TargetResult[] {
+  const baselineRates = new Map<BaselineId, number | undefined>();
+  for (const id of BASELINE_IDS) {
+    baselineRates.set(id, rateOf(results.find((r) => r.kind === 'baseline' && r.id === id)));
+  }
+  return results.map((result) => {
+    const ratios: Partial<Record<BaselineId, number>> = {};
+    const own = result.measurement?.requestsPerSec;
+    for (const id of BASELINE_IDS) {
+      const value = ratio(own, baselineRates.get(id));
+      if (value !== undefined) ratios[id] = round(value, 4);
+    }
+    return { ...result, ratios };
+  });
+}
+
+export function targetLine(
+  results: TargetResult[],
+  scenario: { id: string; name: string; baseline: BaselineId; targetRatio: number },
+): TargetLine {
+  const measured = results.find((r) => r.kind === 'scenario' && r.id === scenario.id);
+  const value = measured?.outcome === 'ok' ? measured.ratios[scenario.baseline] : undefined;
+  return {
+    scenario: scenario.name,
+    baseline: scenario.baseline,
+    ratio: value,
+    min: scenario.targetRatio,
+    verdict: value === undefined ? 'NOT MEASURED' : value >= scenario.targetRatio ? 'PASS' : 'BELOW',
+  };
+}
+
+export function formatTargetLine(line: TargetLine, baselineName: string): string {
+  const value = line.ratio === undefined ? '—' : line.ratio.toFixed(2);
+  return `target: ${line.scenario} / ${baselineName} = ${value} (target ≥ ${line.min.toFixed(2)}) ${line.verdict}`;
+}
+
+export function formatRate(value: number | undefined): string {
+  if (value === undefined) return '—';
+  return Math.round(value).toLocaleString('en-US');
+}
+
+export function formatMs(value: number | undefined): string {
+  if (value === undefined) return '—';
+  return value < 10 ? value.toFixed(2) : value.toFixed(1);
+}
+
+export function formatRatio(value: number | undefined): string {
+  return value === undefined ? '—' : value.toFixed(2);
+}
+
+/** Left-aligns the first column, right-aligns the rest, with a rule under the header. */
+export function renderTable(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const OUTCOME_MARK: Record<Outcome, string> = { ok: '', errors: '  ! errors', failed: '  ! failed', skipped: '  (skipped)' };
+
+/** One row per target; the last columns are its req/s divided by each baseline's. */
+export function formatResultsTable(results: TargetResult[]): string {
+  const header = [
+    'name',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    ...BASELINE_IDS.map((id) => `÷ ${id}`),
+  ];
+  const rows = results.map((r) => {
+    const m = r.measurement;
+    const bad = m ? m.errors + m.non2xx : undefined;
+    return [
+      `${r.name}${OUTCOME_MARK[r.outcome]}`,
+      formatRate(m?.requestsPerSec),
+      formatMs(m?.latencyMs.p50),
+      formatMs(m?.latencyMs.p99),
+      bad === undefined ? '—' : String(bad),
+      ...BASELINE_IDS.map((id) => formatRatio(r.ratios[id])),
+    ];
+  });
+  return renderTable(header, rows);
+}

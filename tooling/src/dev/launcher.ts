@@ -1,0 +1,139 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import { baseServiceEnv, defaultDataDir, envList, loadConfig, type BaseServiceConfig, type Env } from '@agora/core';
+import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@agora/db';
+import { services, serviceEnv, type ServiceEntry } from '../services.js';
+
+const launcherSchema = z.object({
+  DATA_DIR: z.string().optional(),
+  EMBEDDED_PG_PORT: baseServiceEnv({ port: 0 }).EMBEDDED_PG_PORT,
+  SERVICES: envList(services.map((service) => service.name)),
+});
+
+export interface LaunchedService {
+  entry: ServiceEntry;
+  config: BaseServiceConfig;
+  child: ChildProcess;
+}
+
+export interface Launcher {
+  services: LaunchedService[];
+  /** Resolves with the exit code once everything has stopped (after stop() or a crash). */
+  finished: Promise<number>;
+  stop(): Promise<void>;
+}
+
+export type Print = (line: string) => void;
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode} before it was healthy`);
+    try {
+      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`not healthy after ${timeoutMs / 1000} s`);
+}
+
+function prefixOutput(child: ChildProcess, name: string, print: Print): void {
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    createInterface({ input: stream }).on('line', (line) => print(`[${name}] ${line}`));
+  }
+}
+
+/** Local address to probe a service on, whatever interface it binds. */
+function probeUrl(config: BaseServiceConfig): string {
+  const host = ['0.0.0.0', '::', ''].includes(config.http.host) ? '127.0.0.1' : config.http.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.http.port}`;
+}
+
+/**
+ * Starts the chosen services as their own processes, with one embedded PostgreSQL cluster (one
+ * database per service) for those that have no DATABASE_URL, and waits until each is healthy.
+ */
+export async function launch(env: Env, print: Print): Promise<Launcher> {
+  const settings = loadConfig(launcherSchema, env);
+  const dataDir = settings.DATA_DIR ?? defaultDataDir();
+  const chosen = settings.SERVICES.map((name) => {
+    const entry = services.find((service) => service.name === name);
+    if (!entry) throw new Error(`SERVICES: unknown service "${name}"`);
+    const childEnv: Env = { ...serviceEnv(entry, env), DATA_DIR: dataDir };
+    // Validate every service's configuration before starting anything.
+    return { entry, childEnv, config: entry.loadConfig(childEnv) };
+  });
+
+  let postgres: EmbeddedPostgresHandle | null = null;
+  if (chosen.some(({ config }) => !config.db.url)) {
+    postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres'), port: settings.EMBEDDED_PG_PORT });
+    print(`PostgreSQL   embedded, port ${postgres.port}, data in ${join(dataDir, 'postgres')}`);
+    for (const item of chosen) {
+      if (item.config.db.url) continue;
+      await ensureDatabase(postgres.adminUrl, item.config.db.databaseName);
+      item.childEnv.DATABASE_URL = postgres.url(item.config.db.databaseName);
+    }
+  }
+
+  let stopping = false;
+  let resolveFinished: (code: number) => void = () => {};
+  const finished = new Promise<number>((resolve) => (resolveFinished = resolve));
+
+  const launched: LaunchedService[] = chosen.map(({ entry, childEnv, config }) => {
+    const child = spawn(process.execPath, [entry.mainPath], {
+      env: childEnv as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    prefixOutput(child, entry.name, print);
+    return { entry, config, child };
+  });
+
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.all(
+      launched.map(async ({ child }) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+    if (postgres) await postgres.stop();
+    resolveFinished(code);
+  };
+
+  for (const { entry, child } of launched) {
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      print(`${entry.label} stopped unexpectedly (${signal ?? `exit ${code}`}); stopping the others`);
+      void stopAll(1);
+    });
+  }
+
+  try {
+    await Promise.all(
+      launched.map(async ({ entry, config, child }) => {
+        try {
+          await waitForHealth(probeUrl(config), child);
+        } catch (error) {
+          throw new Error(`${entry.label}: ${(error as Error).message}`);
+        }
+      }),
+    );
+  } catch (error) {
+    await stopAll(1);
+    throw error;
+  }
+
+  return { services: launched, finished, stop: () => stopAll(0) };
+}

@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as events from '@agora/events-graphql';
+import * as microblog from '@agora/microblog-rest';
+import type { BaseServiceConfig, Env, ServiceName } from '@agora/core';
+import type { MigrationSet } from '@agora/db';
+
+/** What the launcher and the admin CLI need to know of each service. */
+export interface ServiceEntry {
+  name: ServiceName;
+  label: string;
+  /** Variables prefixed with this (EVENTS_PORT) reach only this service, unprefixed (PORT). */
+  envPrefix: string;
+  /** The built entry point, started as its own process. */
+  mainPath: string;
+  loadConfig(env: Env): BaseServiceConfig;
+  migrationSets(): MigrationSet[];
+  /** Where a person starts, printed once the service is up. */
+  landing(config: BaseServiceConfig): string[];
+}
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export const services: ServiceEntry[] = [
+  {
+    name: 'events',
+    label: 'Events (GraphQL)',
+    envPrefix: 'EVENTS_',
+    mainPath: join(repoRoot, 'apps', 'events-graphql', 'dist', 'main.js'),
+    loadConfig: (env) => events.loadConfig(env),
+    migrationSets: () => events.migrationSets(),
+    landing: (config) => [
+      `GraphQL API  ${config.http.publicUrl}/api`,
+      `GraphiQL     ${config.http.publicUrl}/graphiql`,
+    ],
+  },
+  {
+    name: 'microblog',
+    label: 'Microblog (REST)',
+    envPrefix: 'MICROBLOG_',
+    mainPath: join(repoRoot, 'apps', 'microblog-rest', 'dist', 'main.js'),
+    loadConfig: (env) => microblog.loadConfig(env),
+    migrationSets: () => microblog.migrationSets(),
+    landing: (config) => [
+      `REST API     ${config.http.publicUrl}/api/v1/instance`,
+      `NodeInfo     ${config.http.publicUrl}/.well-known/nodeinfo`,
+    ],
+  },
+];
+
+export function findService(name: string): ServiceEntry {
+  const entry = services.find((service) => service.name === name);
+  if (!entry) throw new Error(`unknown service "${name}" (expected ${services.map((s) => s.name).join(' or ')})`);
+  return entry;
+}
+
+/**
+ * The environment one service sees when several run from one shell: EVENTS_PORT=4100 becomes
+ * PORT=4100 for the events service only; other services' prefixed variables are dropped.
+ */
+export function serviceEnv(entry: ServiceEntry, env: Env): Env {
+  const prefixes = services.map((service) => service.envPrefix);
+  const result: Env = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (!prefixes.some((prefix) => key.startsWith(prefix))) result[key] = value;
+  }
+  for (const [key, value] of Object.entries(env)) {
+    if (key.startsWith(entry.envPrefix)) result[key.slice(entry.envPrefix.length)] = value;
+  }
+  return result;
+}
+
+/** A config printed for people: credentials in URLs are masked. */
+export function redactConfig(config: BaseServiceConfig): unknown {
+  const mask = (url: string | undefined) => {
+    if (!url || !URL.canParse(url)) return url;
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '*****';
+    return parsed.toString();
+  };
+  return {
+    ...config,
+    db: { ...config.db, url: mask(config.db.url) },
+    mail: { ...config.mail, smtpUrl: mask(config.mail.smtpUrl) },
+  };
+}
