@@ -1,3 +1,6 @@
 export * from './config/index.js';
 export * from './errors/index.js';
 export * from './logger/index.js';
+export * from './queue/index.js';
+export * from './pubsub/index.js';
+export * from './mail/index.js';

@@ -1,0 +1,2 @@
+export * from './mail.port.js';
+export * from './nodemailer.mailer.js';

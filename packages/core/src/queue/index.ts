@@ -1,0 +1,2 @@
+export * from './queue.port.js';
+export * from './pg-boss.queue.js';

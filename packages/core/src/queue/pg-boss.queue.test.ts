@@ -1,0 +1,158 @@
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import type { Role } from '../config/service.js';
+import { createLogger, type Logger } from '../logger/logger.js';
+import { createScratchDatabase } from '../testing/scratch-database.js';
+import { createPgBossQueue, type Job, type JobQueue } from './index.js';
+
+describe('job queue on pg-boss', () => {
+  let database: Awaited<ReturnType<typeof createScratchDatabase>>;
+  const running: JobQueue[] = [];
+  const silent = createLogger({ level: 'silent', name: 'queue-test' });
+
+  async function startQueue(role: Role, logger: Logger = silent): Promise<JobQueue> {
+    const queue = createPgBossQueue({
+      connectionString: database.url,
+      logger,
+      role,
+      concurrency: 2,
+      pollingIntervalSeconds: 0.5,
+      stopTimeoutMs: 1000,
+    });
+    running.push(queue);
+    await queue.start();
+    return queue;
+  }
+
+  before(async () => {
+    database = await createScratchDatabase();
+  });
+
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((queue) => queue.stop()));
+  });
+
+  after(async () => {
+    await database?.drop();
+  });
+
+  it('runs a sent job once, in this process, on role "all"', async () => {
+    const queue = await startQueue('all');
+    const seen: Array<Job<{ greeting: string }>> = [];
+    await queue.work<{ greeting: string }>('greet', async (job) => {
+      seen.push(job);
+    });
+
+    const id = await queue.send('greet', { greeting: 'hello' });
+    await queue.drain(['greet']);
+
+    expect(seen).to.have.length(1);
+    expect(seen[0]).to.deep.include({ id, name: 'greet', data: { greeting: 'hello' }, retryCount: 0 });
+  });
+
+  it('keeps jobs queued on role "web" until a worker on the same database runs them', async () => {
+    const web = await startQueue('web');
+    let ranOnWeb = 0;
+    await web.work('deliver', async () => {
+      ranOnWeb += 1;
+    });
+    await web.send('deliver', { n: 1 });
+    await web.send('deliver', { n: 2 });
+
+    let pendingError: unknown;
+    await web.drain(['deliver'], 300).catch((err: unknown) => (pendingError = err));
+    expect(String(pendingError)).to.include('still pending: deliver: 2');
+
+    const worker = await startQueue('worker');
+    const ranOnWorker: number[] = [];
+    await worker.work<{ n: number }>('deliver', async (job) => {
+      ranOnWorker.push(job.data.n);
+    });
+    await web.drain(['deliver']);
+
+    expect(ranOnWorker.sort()).to.deep.equal([1, 2]);
+    expect(ranOnWeb).to.equal(0);
+  });
+
+  it('retries a failing job, then dead-letters it and logs it without its data', async () => {
+    const lines: string[] = [];
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    const queue = await startQueue('all', logger);
+    const attempts: number[] = [];
+    await queue.work('flaky', async (job) => {
+      attempts.push(job.retryCount);
+      throw new Error(`remote said no (attempt ${job.retryCount})`);
+    });
+
+    const id = await queue.send(
+      'flaky',
+      { secret: 'hunter2' },
+      { retryLimit: 1, retryDelaySeconds: 0, retryBackoff: false },
+    );
+    await queue.drain(['flaky']);
+
+    expect(attempts).to.deep.equal([0, 1]);
+    const dead = await queue.deadLetters('flaky');
+    expect(dead).to.have.length(1);
+    expect(dead[0]).to.deep.include({ id, data: { secret: 'hunter2' }, error: 'remote said no (attempt 1)' });
+    expect(dead[0]?.failedAt).to.be.instanceOf(Date);
+
+    const failures = lines.filter((line) => line.includes('job failed'));
+    expect(failures).to.have.length(2);
+    for (const line of failures) {
+      expect(line).to.include(`"jobId":"${id}"`).and.include('"queue":"flaky"').and.not.include('hunter2');
+    }
+  });
+
+  it('drains only once running jobs have finished', async () => {
+    const queue = await startQueue('all');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const hasStarted = new Promise<void>((resolve) => (started = resolve));
+    let finished = false;
+    await queue.work('slow', async () => {
+      started();
+      await gate;
+      finished = true;
+    });
+
+    await queue.send('slow', {});
+    let drained = false;
+    const drain = queue.drain().then(() => (drained = true));
+    await hasStarted;
+    expect(drained).to.equal(false);
+    release();
+    await drain;
+
+    expect(finished).to.equal(true);
+  });
+
+  it('keeps one waiting job per singleton key', async () => {
+    const queue = await startQueue('web');
+    const first = await queue.send('refresh', { actor: 'a' }, { singletonKey: 'a' });
+    const duplicate = await queue.send('refresh', { actor: 'a' }, { singletonKey: 'a' });
+    const other = await queue.send('refresh', { actor: 'b' }, { singletonKey: 'b' });
+
+    expect(first).to.be.a('string');
+    expect(duplicate).to.equal(null);
+    expect(other).to.be.a('string').and.not.equal(first);
+  });
+
+  it('refuses to send before start()', async () => {
+    const queue = createPgBossQueue({ connectionString: database.url, logger: silent, role: 'all' });
+    running.push(queue);
+    let error: unknown;
+    await queue.send('early', {}).catch((err: unknown) => (error = err));
+    expect(String(error)).to.include('needs a started queue');
+  });
+});

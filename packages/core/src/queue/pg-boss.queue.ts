@@ -1,0 +1,311 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import PgBoss from 'pg-boss';
+import pg from 'pg';
+import type { Role } from '../config/service.js';
+import type { Logger } from '../logger/logger.js';
+import type { Job, JobHandler, JobOptions, JobQueue } from './queue.port.js';
+
+export interface PgBossQueueOptions {
+  connectionString: string;
+  logger: Logger;
+  /** 'web' only enqueues; 'worker' and 'all' also run handlers in this process. */
+  role: Role;
+  /** Jobs of one queue run at the same time in this process, unless `work()` says otherwise. */
+  concurrency?: number;
+  schema?: string;
+  /** How often an idle worker looks for jobs (pg-boss allows 0.5 s at least); a local `send()` wakes it at once. */
+  pollingIntervalSeconds?: number;
+  /** Longest wait in `stop()` for running jobs before they are marked failed (and so retried). */
+  stopTimeoutMs?: number;
+  poolMax?: number;
+}
+
+// Retries with exponential backoff unless a job says otherwise: about 5-10 s, 10-20 s, … up to 80-160 s.
+const DEFAULT_RETRY = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
+const DRAIN_POLL_MS = 50;
+const INTERNAL_QUEUE_PREFIX = '__pgboss__';
+
+interface LocalWorker {
+  id: string;
+  busy: boolean;
+}
+
+interface Registration {
+  name: string;
+  handler: JobHandler<object>;
+  concurrency: number;
+}
+
+interface FailureOutput {
+  message?: unknown;
+  value?: unknown;
+}
+
+export function createPgBossQueue(options: PgBossQueueOptions): JobQueue {
+  return new PgBossQueue(options);
+}
+
+class PgBossQueue implements JobQueue {
+  private readonly pool: pg.Pool;
+  private readonly boss: PgBoss;
+  private readonly logger: Logger;
+  private readonly schema: string;
+  private readonly runsWorkers: boolean;
+  private readonly registrations: Registration[] = [];
+  private readonly localWorkers = new Map<string, LocalWorker[]>();
+  private readonly createdQueues = new Map<string, Promise<void>>();
+  private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
+
+  constructor(private readonly options: PgBossQueueOptions) {
+    this.logger = options.logger.child({ component: 'queue' });
+    this.schema = options.schema ?? 'pgboss';
+    // Interpolated into SQL below, as pg-boss itself does: only a plain identifier is allowed.
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,49}$/.test(this.schema)) {
+      throw new Error(`Invalid job queue schema name "${this.schema}"`);
+    }
+    this.runsWorkers = options.role !== 'web';
+    // Our own pool (not pg-boss's) so that drain, dead letters and singleton sends can use it too.
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolMax ?? 10,
+      application_name: 'agora-queue',
+    });
+    this.pool.on('error', (err) => this.logger.warn({ error: err.message }, 'idle queue connection failed'));
+    this.boss = new PgBoss({
+      db: { executeSql: (text, values) => this.pool.query(text, values) },
+      schema: this.schema,
+      schedule: false,
+      supervise: this.runsWorkers,
+      ...DEFAULT_RETRY,
+      ...(options.pollingIntervalSeconds === undefined
+        ? {}
+        : { pollingIntervalSeconds: options.pollingIntervalSeconds }),
+    });
+    this.boss.on('error', (err) => this.logger.error({ error: err.message }, 'job queue error'));
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`Job queue cannot start: it is ${this.state}`);
+    this.state = 'starting';
+    await this.boss.start();
+    this.state = 'started';
+    for (const registration of this.registrations) await this.startWorkers(registration);
+  }
+
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    const wasStarted = this.state !== 'new';
+    this.state = 'stopped';
+    if (wasStarted) {
+      await this.boss.stop({ graceful: true, wait: true, timeout: this.options.stopTimeoutMs ?? 10_000 });
+    }
+    await this.pool.end();
+  }
+
+  async send<T extends object>(name: string, data: T, options: JobOptions = {}): Promise<string | null> {
+    this.assertStarted('send');
+    await this.ensureQueue(name);
+    const sendOptions = toSendOptions(options);
+    const id =
+      options.singletonKey === undefined
+        ? await this.boss.send(name, data, sendOptions)
+        : await this.sendSingleton(name, data, options.singletonKey, sendOptions);
+    if (id !== null && !options.startAfterSeconds) this.wakeWorker(name);
+    return id;
+  }
+
+  async work<T extends object>(
+    name: string,
+    handler: JobHandler<T>,
+    options: { concurrency?: number } = {},
+  ): Promise<void> {
+    if (!this.runsWorkers) return;
+    const concurrency = options.concurrency ?? this.options.concurrency ?? 5;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new Error(`Job queue "${name}": concurrency must be a positive integer`);
+    }
+    if (this.registrations.some((registration) => registration.name === name)) {
+      throw new Error(`Job queue "${name}" already has a handler`);
+    }
+    const registration: Registration = { name, handler: handler as JobHandler<object>, concurrency };
+    this.registrations.push(registration);
+    if (this.state === 'started') await this.startWorkers(registration);
+  }
+
+  async drain(names?: string[], timeoutMs = 10_000): Promise<void> {
+    this.assertStarted('drain');
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const pending = await this.pendingJobs(names);
+      if (pending.length === 0) return;
+      if (Date.now() >= deadline) {
+        const summary = pending.map((row) => `${row.name}: ${row.count}`).join(', ');
+        throw new Error(`Job queue drain timed out after ${timeoutMs} ms; still pending: ${summary}`);
+      }
+      await sleep(DRAIN_POLL_MS);
+    }
+  }
+
+  async deadLetters(
+    name: string,
+    limit = 50,
+  ): Promise<Array<{ id: string; data: unknown; error: string | null; failedAt: Date | null }>> {
+    this.assertStarted('deadLetters');
+    // Failed jobs move to the archive table after a while; look in both.
+    const { rows } = await this.pool.query<{
+      id: string;
+      data: unknown;
+      output: FailureOutput | null;
+      completed_on: Date | null;
+    }>(
+      `SELECT id, data, output, completed_on FROM ${this.schema}.job WHERE name = $1 AND state = 'failed'
+       UNION ALL
+       SELECT id, data, output, completed_on FROM ${this.schema}.archive WHERE name = $1 AND state = 'failed'
+       ORDER BY completed_on DESC NULLS LAST
+       LIMIT $2`,
+      [name, limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      data: row.data,
+      error: failureMessage(row.output),
+      failedAt: row.completed_on,
+    }));
+  }
+
+  private assertStarted(method: string): void {
+    if (this.state !== 'started')
+      throw new Error(`JobQueue.${method}() needs a started queue (it is ${this.state})`);
+  }
+
+  private ensureQueue(name: string): Promise<void> {
+    let created = this.createdQueues.get(name);
+    if (!created) {
+      created = this.boss.createQueue(name);
+      // A failed creation is retried on the next call rather than cached.
+      created.catch(() => this.createdQueues.delete(name));
+      this.createdQueues.set(name, created);
+    }
+    return created;
+  }
+
+  /** pg-boss's own singleton keys only act with throttling or special queue policies; this locks per key. */
+  private async sendSingleton(
+    name: string,
+    data: object,
+    key: string,
+    sendOptions: PgBoss.SendOptions,
+  ): Promise<string | null> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `agora-queue:${name}:${key}`,
+      ]);
+      const { rowCount } = await client.query(
+        `SELECT 1 FROM ${this.schema}.job WHERE name = $1 AND singleton_key = $2 AND state < 'active' LIMIT 1`,
+        [name, key],
+      );
+      const id = rowCount
+        ? null
+        : await this.boss.send(name, data, {
+            ...sendOptions,
+            singletonKey: key,
+            db: { executeSql: (text, values) => client.query(text, values) },
+          });
+      await client.query('COMMIT');
+      return id;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async startWorkers(registration: Registration): Promise<void> {
+    const { name, handler, concurrency } = registration;
+    await this.ensureQueue(name);
+    const workers: LocalWorker[] = [];
+    this.localWorkers.set(name, workers);
+    // One pg-boss worker per slot: each fetches and runs one job at a time.
+    for (let slot = 0; slot < concurrency; slot += 1) {
+      const worker: LocalWorker = { id: '', busy: false };
+      worker.id = await this.boss.work<object>(
+        name,
+        { includeMetadata: true, batchSize: 1 },
+        async ([job]) => {
+          if (!job) return;
+          worker.busy = true;
+          try {
+            await this.run(handler, job);
+          } finally {
+            worker.busy = false;
+          }
+        },
+      );
+      workers.push(worker);
+    }
+  }
+
+  private async run(handler: JobHandler<object>, job: PgBoss.JobWithMetadata<object>): Promise<void> {
+    const view: Job<object> = { id: job.id, name: job.name, data: job.data, retryCount: job.retryCount };
+    try {
+      await handler(view);
+    } catch (err) {
+      // Never log job.data: it may hold secrets (tokens, private keys of deliveries).
+      const final = job.retryCount >= job.retryLimit;
+      this.logger[final ? 'error' : 'warn'](
+        { queue: job.name, jobId: job.id, retryCount: job.retryCount, error: errorMessage(err) },
+        final ? 'job failed after its last retry' : 'job failed; it will be retried',
+      );
+      throw err;
+    }
+  }
+
+  /** Spares a fresh job the polling delay when this process can run it. */
+  private wakeWorker(name: string): void {
+    const workers = this.localWorkers.get(name);
+    if (!workers?.length) return;
+    const idle = workers.find((worker) => !worker.busy);
+    for (const worker of idle ? [idle] : workers) this.boss.notifyWorker(worker.id);
+  }
+
+  private async pendingJobs(names: string[] | undefined): Promise<Array<{ name: string; count: string }>> {
+    const { rows } = await this.pool.query<{ name: string; count: string }>(
+      `SELECT name, count(*) AS count FROM ${this.schema}.job
+       WHERE state < 'completed'
+         AND ($1::text[] IS NULL OR name = ANY($1::text[]))
+         AND NOT starts_with(name, $2)
+       GROUP BY name ORDER BY name`,
+      [names ?? null, INTERNAL_QUEUE_PREFIX],
+    );
+    return rows;
+  }
+}
+
+function toSendOptions(options: JobOptions): PgBoss.SendOptions {
+  const result: PgBoss.SendOptions = {};
+  if (options.retryLimit !== undefined) result.retryLimit = options.retryLimit;
+  if (options.retryDelaySeconds !== undefined) result.retryDelay = options.retryDelaySeconds;
+  if (options.retryBackoff !== undefined) result.retryBackoff = options.retryBackoff;
+  if (options.startAfterSeconds !== undefined) result.startAfter = options.startAfterSeconds;
+  if (options.expireInSeconds !== undefined) result.expireInSeconds = options.expireInSeconds;
+  return result;
+}
+
+/** pg-boss stores a thrown Error as {message, stack, …} and anything else as {value}. */
+function failureMessage(output: FailureOutput | null): string | null {
+  if (!output) return null;
+  if (typeof output.message === 'string') return output.message;
+  const value = output.value;
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && typeof (value as FailureOutput).message === 'string') {
+    return (value as { message: string }).message;
+  }
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
