@@ -9,6 +9,7 @@ export const benchEnvSchema = z.object({
   BENCH_CONNECTIONS: envInt(10, { min: 1, max: 1000 }),
   BENCH_DURATION: z.coerce.number().int().min(1).max(600).optional(),
   BENCH_WARMUP: z.coerce.number().int().min(0).max(600).optional(),
+  BENCH_ROUNDS: z.coerce.number().int().min(1).max(100).optional(),
 });
 
 export type DatabaseSource = 'BENCH_DATABASE_URL' | 'TEST_DATABASE_URL' | 'embedded';
@@ -17,6 +18,8 @@ export interface BenchConfig {
   connections: number;
   durationSec: number;
   warmupSec: number;
+  /** The measured time of each target is split into this many slices, taken in turns across targets. */
+  rounds: number;
   quick: boolean;
   /** Names (or ids) to run; empty = everything. Baselines are always measured: ratios need them. */
   only: string[];
@@ -27,17 +30,20 @@ export const DEFAULT_DURATION_SEC = 10;
 export const QUICK_DURATION_SEC = 3;
 export const DEFAULT_WARMUP_SEC = 2;
 export const QUICK_WARMUP_SEC = 1;
+export const DEFAULT_ROUNDS = 2;
+export const QUICK_ROUNDS = 1;
 
-export const USAGE = `Usage: pnpm bench [--quick] [--duration <s>] [--warmup <s>] [--connections <n>] [--only <name,…>]
+export const USAGE = `Usage: pnpm bench [--quick] [--duration <s>] [--rounds <n>] [--warmup <s>] [--connections <n>] [--only <name,…>]
 
-  --quick            3 s per target, 1 s warm-up (default 10 s, 2 s warm-up)
+  --quick            3 s per target in 1 round, 1 s warm-up (default 10 s in 2 rounds, 2 s warm-up)
   --duration <s>     measured seconds per target
+  --rounds <n>       split each target's time into n slices, taken in turns across targets
   --warmup <s>       warm-up seconds per target (not measured)
   --connections <n>  concurrent connections (default 10)
   --only <names>     comma-separated scenario names or ids to run (baselines always run)
 
 Environment: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else an embedded PostgreSQL),
-BENCH_CONNECTIONS, BENCH_DURATION, BENCH_WARMUP.`;
+BENCH_CONNECTIONS, BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP.`;
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -66,6 +72,7 @@ export function loadBenchConfig(argv: string[], env: Env = processEnv()): BenchC
         quick: { type: 'boolean', default: false },
         duration: { type: 'string' },
         warmup: { type: 'string' },
+        rounds: { type: 'string' },
         connections: { type: 'string' },
         only: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -91,6 +98,9 @@ export function loadBenchConfig(argv: string[], env: Env = processEnv()): BenchC
     warmupSec:
       positiveInt('--warmup', values.warmup, 0) ??
       (quick ? QUICK_WARMUP_SEC : (fromEnv.BENCH_WARMUP ?? DEFAULT_WARMUP_SEC)),
+    rounds:
+      positiveInt('--rounds', values.rounds, 1) ??
+      (quick ? QUICK_ROUNDS : (fromEnv.BENCH_ROUNDS ?? DEFAULT_ROUNDS)),
     quick,
     only: (values.only ?? '')
       .split(',')

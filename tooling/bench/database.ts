@@ -16,16 +16,6 @@ export interface BenchPostgres {
   close(): Promise<void>;
 }
 
-/** The part of @agora/db's embedded PostgreSQL the bench uses. */
-interface EmbeddedPostgres {
-  url(database: string): string;
-  adminUrl: string;
-  stop(): Promise<void>;
-}
-interface EmbeddedPostgresModule {
-  startEmbeddedPostgres(options: { dataDir: string; port: number; logger: Logger }): Promise<EmbeddedPostgres>;
-}
-
 /** A lower-case identifier that needs no quoting rules beyond double quotes. */
 export function benchDatabaseName(label: string, now = new Date(), pid = process.pid): string {
   const stamp = now.toISOString().replace(/[-:T]/g, '').slice(0, 14);
@@ -55,11 +45,20 @@ export async function obtainPostgres(config: BenchConfig, logger: Logger): Promi
   if (config.database.url) {
     adminUrl = config.database.url;
   } else {
+    // Loaded only here: with a database URL the bench needs none of @agora/db.
+    const db = await import('@agora/db').catch((error: Error) => {
+      throw new Error(
+        `no BENCH_DATABASE_URL or TEST_DATABASE_URL, and @agora/db (embedded PostgreSQL) is not available — run pnpm build (${error.message})`,
+      );
+    });
+    // A throwaway cluster: the bench never touches the project's own data folder.
     const dataDir = await mkdtemp(join(tmpdir(), 'agora-bench-pg-'));
-    // A variable specifier keeps the bench usable for baselines while @agora/db is not built.
-    const specifier = '@agora/db';
-    const db = (await import(specifier)) as EmbeddedPostgresModule;
-    const embedded = await db.startEmbeddedPostgres({ dataDir, port: await freePort(), logger });
+    const embedded = await db
+      .startEmbeddedPostgres({ dataDir, port: await freePort(), logger })
+      .catch(async (error: Error) => {
+        await rm(dataDir, { recursive: true, force: true });
+        throw new Error(`embedded PostgreSQL did not start: ${error.message}`);
+      });
     adminUrl = embedded.adminUrl;
     stopServer = async () => {
       await embedded.stop();

@@ -3,21 +3,43 @@ import { BASELINE_IDS } from './scenarios.js';
 
 /** The subset of an autocannon result the report uses (autocannon's own Result satisfies it). */
 export interface LoadResult {
-  requests: { mean: number; total: number };
+  requests: { total: number };
   latency: { mean: number; p50: number; p90: number; p99: number; max: number };
-  throughput: { mean: number };
+  throughput: { total: number };
   duration: number;
   errors: number;
   timeouts: number;
   non2xx: number;
-  mismatches: number;
   statusCodeStats?: Record<string, { count?: number }>;
 }
 
+export interface LatencySummary {
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** One slice of load against one target. */
+export interface RoundResult {
+  requests: number;
+  durationSec: number;
+  bytes: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  /** autocannon's whole-millisecond figures, used only when no samples were recorded. */
+  latencyMs: LatencySummary;
+}
+
 export interface Measurement {
-  /** Mean of the per-second request counts. */
+  /** Completed requests divided by the measured time, over all rounds. */
   requestsPerSec: number;
-  latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
+  /** The same figure per round: how stable the run was. */
+  roundRequestsPerSec: number[];
+  latencyMs: LatencySummary;
   bytesPerSec: number;
   totalRequests: number;
   durationSec: number;
@@ -56,26 +78,101 @@ const round = (value: number, digits: number) => {
   return Math.round(value * factor) / factor;
 };
 
-export function summarize(result: LoadResult): Measurement {
+/** Nearest-rank percentile (p in 0..100) of values sorted ascending; undefined when empty. */
+export function percentile(sorted: ArrayLike<number>, p: number): number | undefined {
+  if (sorted.length === 0) return undefined;
+  const rank = Math.ceil((Math.min(Math.max(p, 0), 100) / 100) * sorted.length);
+  return sorted[Math.max(rank, 1) - 1];
+}
+
+/**
+ * Response times in ms at full resolution: autocannon's own histogram keeps whole milliseconds,
+ * which reads 0 or 1 for every fast server.
+ */
+export class LatencySamples {
+  private values = new Float64Array(1 << 16);
+  private count = 0;
+
+  record(ms: number): void {
+    if (this.count === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.count++] = ms;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Sorted copy of the samples, ascending. */
+  sorted(): Float64Array {
+    return this.values.slice(0, this.count).sort();
+  }
+}
+
+const ms = (value: number | undefined) => (value === undefined ? 0 : round(value, 3));
+
+export function roundFromLoad(result: LoadResult): RoundResult {
   const statusCodes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
     statusCodes[code] = stat.count ?? 0;
   }
+  const { mean, p50, p90, p99, max } = result.latency;
   return {
-    requestsPerSec: round(result.requests.mean, 1),
-    latencyMs: {
-      mean: round(result.latency.mean, 3),
-      p50: result.latency.p50,
-      p90: result.latency.p90,
-      p99: result.latency.p99,
-      max: result.latency.max,
-    },
-    bytesPerSec: Math.round(result.throughput.mean),
-    totalRequests: result.requests.total,
-    durationSec: round(result.duration, 2),
+    requests: result.requests.total,
+    durationSec: result.duration,
+    bytes: result.throughput.total,
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
+    statusCodes,
+    latencyMs: { mean, p50, p90, p99, max },
+  };
+}
+
+function latencyFromSamples(samples: LatencySamples): LatencySummary {
+  const sorted = samples.sorted();
+  let sum = 0;
+  for (const value of sorted) sum += value;
+  return {
+    mean: ms(sum / sorted.length),
+    p50: ms(percentile(sorted, 50)),
+    p90: ms(percentile(sorted, 90)),
+    p99: ms(percentile(sorted, 99)),
+    max: ms(sorted[sorted.length - 1]),
+  };
+}
+
+/** Adds the rounds of one target up; latency percentiles come from all rounds' samples. */
+export function combineRounds(rounds: RoundResult[], samples?: LatencySamples): Measurement {
+  const sum = (pick: (r: RoundResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  const durationSec = sum((r) => r.durationSec);
+  const totalRequests = sum((r) => r.requests);
+  const statusCodes: Record<string, number> = {};
+  for (const r of rounds) {
+    for (const [code, count] of Object.entries(r.statusCodes))
+      statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  }
+  // Without samples, the busiest round's histogram stands for the run.
+  const busiest = [...rounds].sort((a, b) => b.requests - a.requests)[0];
+  const latencyMs =
+    samples && samples.size > 0
+      ? latencyFromSamples(samples)
+      : busiest
+        ? { ...busiest.latencyMs, mean: ms(busiest.latencyMs.mean) }
+        : { mean: 0, p50: 0, p90: 0, p99: 0, max: 0 };
+  return {
+    requestsPerSec: durationSec > 0 ? round(totalRequests / durationSec, 1) : 0,
+    roundRequestsPerSec: rounds.map((r) => (r.durationSec > 0 ? round(r.requests / r.durationSec, 1) : 0)),
+    latencyMs,
+    bytesPerSec: durationSec > 0 ? Math.round(sum((r) => r.bytes) / durationSec) : 0,
+    totalRequests,
+    durationSec: round(durationSec, 2),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    non2xx: sum((r) => r.non2xx),
     statusCodes,
   };
 }
@@ -169,18 +266,16 @@ export function renderTable(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-const OUTCOME_MARK: Record<Outcome, string> = { ok: '', errors: '  ! errors', failed: '  ! failed', skipped: '  (skipped)' };
+const OUTCOME_MARK: Record<Outcome, string> = {
+  ok: '',
+  errors: '  ! errors',
+  failed: '  ! failed',
+  skipped: '  (skipped)',
+};
 
 /** One row per target; the last columns are its req/s divided by each baseline's. */
 export function formatResultsTable(results: TargetResult[]): string {
-  const header = [
-    'name',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'errors',
-    ...BASELINE_IDS.map((id) => `÷ ${id}`),
-  ];
+  const header = ['name', 'req/s', 'p50 ms', 'p99 ms', 'errors', ...BASELINE_IDS.map((id) => `÷ ${id}`)];
   const rows = results.map((r) => {
     const m = r.measurement;
     const bad = m ? m.errors + m.non2xx : undefined;

@@ -7,7 +7,10 @@ const HEALTH = JSON.stringify({ status: 'ok' });
 
 const server = createServer((req, res) => {
   const body = req.url === '/health' ? HEALTH : JSON.stringify({ hello: 'world' });
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 });
 

@@ -20,7 +20,10 @@ const HEALTH = JSON.stringify({ status: 'ok' });
 let next = 0;
 
 function send(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -29,9 +32,18 @@ const server = createServer((req, res) => {
   // Rotate through the rows so each request reads a different one.
   next = (next % ROWS) + 1;
   pool
-    .query({ name: 'bench-item-by-id', text: 'SELECT id, name, score, created_at FROM bench_items WHERE id = $1', values: [next] })
+    .query({
+      name: 'bench-item-by-id',
+      text: 'SELECT id, name, score, created_at FROM bench_items WHERE id = $1',
+      values: [next],
+    })
     .then(
-      (result) => send(res, result.rows[0] ? 200 : 404, JSON.stringify(result.rows[0] ?? { error: 'Record not found' })),
+      (result) =>
+        send(
+          res,
+          result.rows[0] ? 200 : 404,
+          JSON.stringify(result.rows[0] ?? { error: 'Record not found' }),
+        ),
       () => send(res, 500, JSON.stringify({ error: 'query failed' })),
     );
 });

@@ -1,0 +1,193 @@
+import { z } from 'zod';
+import {
+  baseServiceEnv,
+  envBoolean,
+  envInt,
+  envList,
+  envUrl,
+  loadConfig as loadEnv,
+  toBaseServiceConfig,
+  type BaseServiceConfig,
+  type Env,
+} from '@agora/core';
+
+/** Limits clients read from the instance document and the modules enforce (Mastodon's defaults). */
+export interface MicroblogLimits {
+  accounts: {
+    maxDisplayNameLength: number;
+    maxNoteLength: number;
+    maxFeaturedTags: number;
+    maxPinnedStatuses: number;
+    maxProfileFields: number;
+    profileFieldNameLimit: number;
+    profileFieldValueLimit: number;
+    maxAvatarDescriptionLength: number;
+    maxHeaderDescriptionLength: number;
+  };
+  statuses: { maxCharacters: number; maxMediaAttachments: number; charactersReservedPerUrl: number };
+  mediaAttachments: {
+    supportedMimeTypes: string[];
+    imageSizeLimit: number;
+    imageMatrixLimit: number;
+    videoSizeLimit: number;
+    videoFrameRateLimit: number;
+    videoMatrixLimit: number;
+    descriptionLimit: number;
+  };
+  polls: { maxOptions: number; maxCharactersPerOption: number; minExpiration: number; maxExpiration: number };
+}
+
+/** What the instance says about itself before stored settings (admin edits) are laid over it. */
+export interface InstanceDefaults {
+  title: string;
+  shortDescription: string;
+  /** The longer site description (HTML paragraph), v1 `description`. */
+  description: string;
+  contactEmail: string;
+  registrationsOpen: boolean;
+  approvalRequired: boolean;
+  closedRegistrationsMessage: string | null;
+  /** ISO 639-1 codes. */
+  languages: string[];
+}
+
+export interface MicroblogConfig extends BaseServiceConfig {
+  service: 'microblog';
+  instance: InstanceDefaults & {
+    /** ws(s):// base URL of the streaming API. */
+    streamingUrl: string;
+    /** Where the source code of this server is published (AGPL); null until configured. */
+    sourceUrl: string | null;
+    /** Public URL of the instance banner; null serves the built-in one. */
+    thumbnailUrl: string | null;
+    /** How long usage counters in the cached instance documents may be old. */
+    statsTtlSeconds: number;
+  };
+  limits: MicroblogLimits;
+}
+
+// The upload types Mastodon accepts; the media module will narrow this to what it can process.
+const SUPPORTED_MIME_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/heic',
+  'image/heif',
+  'image/webp',
+  'image/avif',
+  'video/webm',
+  'video/mp4',
+  'video/quicktime',
+  'video/ogg',
+  'audio/wave',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/x-pn-wave',
+  'audio/vnd.wave',
+  'audio/ogg',
+  'audio/vorbis',
+  'audio/mpeg',
+  'audio/mp3',
+  'audio/webm',
+  'audio/flac',
+  'audio/aac',
+  'audio/m4a',
+  'audio/x-m4a',
+  'audio/mp4',
+  'audio/3gpp',
+  'video/x-ms-asf',
+];
+
+// ISO 639-1: two lowercase letters.
+const languageList = envList(['en']).pipe(
+  z.array(z.string().regex(/^[a-z]{2}$/, 'expected ISO 639-1 codes like "en,fr"')).min(1),
+);
+
+const schema = z
+  .object({
+    ...baseServiceEnv({ port: 3000 }),
+    INSTANCE_TITLE: z.string().default('Agora'),
+    INSTANCE_SHORT_DESCRIPTION: z.string().default('A federated microblogging server.'),
+    INSTANCE_DESCRIPTION: z.string().default(''),
+    CONTACT_EMAIL: z.email().optional(),
+    REGISTRATIONS_OPEN: envBoolean(true),
+    APPROVAL_REQUIRED: envBoolean(false),
+    CLOSED_REGISTRATIONS_MESSAGE: z.string().optional(),
+    INSTANCE_LANGUAGES: languageList,
+    STREAMING_URL: envUrl()
+      .refine((value) => /^wss?:\/\//.test(value), { message: 'expected a ws:// or wss:// URL' })
+      .optional(),
+    SOURCE_URL: envUrl().optional(),
+    INSTANCE_THUMBNAIL_URL: envUrl().optional(),
+    INSTANCE_STATS_TTL_SECONDS: envInt(60, { min: 1, max: 86_400 }),
+    MAX_STATUS_CHARACTERS: envInt(500, { min: 1, max: 100_000 }),
+    MAX_MEDIA_ATTACHMENTS: envInt(4, { min: 0, max: 100 }),
+    MAX_POLL_OPTIONS: envInt(4, { min: 2, max: 100 }),
+    MAX_POLL_OPTION_CHARACTERS: envInt(50, { min: 1, max: 10_000 }),
+    MEDIA_IMAGE_SIZE_LIMIT: envInt(16 * 1024 * 1024, { min: 1 }),
+    MEDIA_VIDEO_SIZE_LIMIT: envInt(99 * 1024 * 1024, { min: 1 }),
+  })
+  .transform((env): MicroblogConfig => {
+    const base = toBaseServiceConfig(env, 'microblog', 'agora_microblog');
+    const publicUrl = new URL(base.http.publicUrl);
+    return {
+      ...base,
+      service: 'microblog',
+      instance: {
+        title: env.INSTANCE_TITLE,
+        shortDescription: env.INSTANCE_SHORT_DESCRIPTION,
+        description: env.INSTANCE_DESCRIPTION,
+        contactEmail: env.CONTACT_EMAIL ?? '',
+        registrationsOpen: env.REGISTRATIONS_OPEN,
+        approvalRequired: env.APPROVAL_REQUIRED,
+        closedRegistrationsMessage: env.CLOSED_REGISTRATIONS_MESSAGE ?? null,
+        languages: env.INSTANCE_LANGUAGES,
+        // The streaming API is served by this same process and host unless told otherwise.
+        streamingUrl: (
+          env.STREAMING_URL ?? `${publicUrl.protocol === 'https:' ? 'wss' : 'ws'}://${publicUrl.host}`
+        ).replace(/\/+$/, ''),
+        sourceUrl: env.SOURCE_URL ?? null,
+        thumbnailUrl: env.INSTANCE_THUMBNAIL_URL ?? null,
+        statsTtlSeconds: env.INSTANCE_STATS_TTL_SECONDS,
+      },
+      limits: {
+        accounts: {
+          maxDisplayNameLength: 30,
+          maxNoteLength: 500,
+          maxFeaturedTags: 10,
+          maxPinnedStatuses: 5,
+          maxProfileFields: 4,
+          profileFieldNameLimit: 255,
+          profileFieldValueLimit: 255,
+          maxAvatarDescriptionLength: 1500,
+          maxHeaderDescriptionLength: 1500,
+        },
+        statuses: {
+          maxCharacters: env.MAX_STATUS_CHARACTERS,
+          maxMediaAttachments: env.MAX_MEDIA_ATTACHMENTS,
+          // Every URL counts as this many characters, whatever its length (Mastodon's rule).
+          charactersReservedPerUrl: 23,
+        },
+        mediaAttachments: {
+          supportedMimeTypes: SUPPORTED_MIME_TYPES,
+          imageSizeLimit: env.MEDIA_IMAGE_SIZE_LIMIT,
+          imageMatrixLimit: 33_177_600,
+          videoSizeLimit: env.MEDIA_VIDEO_SIZE_LIMIT,
+          videoFrameRateLimit: 120,
+          videoMatrixLimit: 8_294_400,
+          descriptionLimit: 1500,
+        },
+        polls: {
+          maxOptions: env.MAX_POLL_OPTIONS,
+          maxCharactersPerOption: env.MAX_POLL_OPTION_CHARACTERS,
+          minExpiration: 300,
+          maxExpiration: 2_629_746,
+        },
+      },
+    };
+  });
+
+/** Reads the microblog service's configuration; every problem is reported at once as a ConfigError. */
+export function loadConfig(env?: Env): MicroblogConfig {
+  return loadEnv(schema, env);
+}

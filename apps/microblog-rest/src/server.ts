@@ -1,0 +1,99 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { runMigrations } from '@agora/db';
+import { instanceV1Router } from './api/v1/instance.js';
+import { instanceV2Router } from './api/v2/instance.js';
+import { previewImageRouter } from './assets/preview-image.js';
+import type { AppContext } from './context.js';
+import { bodyParsers } from './http/body.js';
+import { CORS_PATHS, corsMiddleware } from './http/cors.js';
+import { errorHandler, notFound } from './http/errors.js';
+import { healthRouter } from './http/health.js';
+import { migrationSets } from './migrations/index.js';
+import { nodeInfoRouter } from './well-known/nodeinfo.js';
+
+const STOP_GRACE_MS = 5_000;
+
+export interface AppServer {
+  readonly app: express.Express;
+  start(): Promise<{ url: string; port: number }>;
+  stop(): Promise<void>;
+}
+
+/** The Express application: routes, CORS, body parsing and the one error middleware. */
+export function createApp(ctx: AppContext): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // Rails-style nested query strings (`id[]=1&id[]=2`), as Mastodon clients send them.
+  app.set('query parser', 'extended');
+  app.set('trust proxy', ctx.config.http.trustProxy);
+
+  app.use(CORS_PATHS, corsMiddleware());
+  app.use(bodyParsers(ctx.config.http.bodyLimitBytes));
+
+  app.use(healthRouter(ctx.sequelize));
+  app.use(instanceV1Router(ctx.instanceDocuments));
+  app.use(instanceV2Router(ctx.instanceDocuments));
+  app.use(nodeInfoRouter(ctx.instanceDocuments));
+  app.use(previewImageRouter());
+
+  app.use('/api', notFound('Record not found'));
+  app.use(notFound('Not found'));
+  app.use(errorHandler(ctx.logger));
+  return app;
+}
+
+export function createServer(ctx: AppContext): AppServer {
+  const app = createApp(ctx);
+  const { config, logger } = ctx;
+  let http: Server | undefined;
+  let queueStarted = false;
+  let stopping: Promise<void> | undefined;
+
+  return {
+    app,
+
+    async start() {
+      if (config.db.migrateOnStart) await runMigrations(ctx.sequelize, migrationSets(), logger);
+      await ctx.queue.start();
+      queueStarted = true;
+      if (config.role === 'worker') return { url: config.http.publicUrl, port: config.http.port };
+
+      // Render the instance documents now, so the first request does not pay for it.
+      await ctx.instanceDocuments.refresh();
+      const server = createHttpServer(app);
+      http = server;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.http.port, config.http.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const { port } = server.address() as AddressInfo;
+      const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
+      return { url: `http://${host}:${port}`, port };
+    },
+
+    stop() {
+      stopping ??= (async () => {
+        if (http) {
+          const server = http;
+          await new Promise<void>((resolve) => {
+            // Busy connections may finish their response; after that grace period they are cut.
+            const force = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
+            server.close(() => {
+              clearTimeout(force);
+              resolve();
+            });
+            server.closeIdleConnections();
+          });
+        }
+        if (queueStarted) await ctx.queue.stop();
+        await ctx.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase } from '@agora/db/testing';
+import { loadConfig } from '../config/config.js';
+import { AppContext, type AppContextOverrides } from '../context.js';
+import { createServer, type AppServer } from '../server.js';
+
+export interface TestServer {
+  url: string;
+  ctx: AppContext;
+  server: AppServer;
+  /** Drops the database while the server still runs (to see it fail). */
+  dropDatabase(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A port the OS just handed out, so PUBLIC_URL (used in links) can name the port we will listen on. */
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', resolve);
+  });
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no TCP port');
+  return address.port;
+}
+
+export interface TestServerOptions {
+  /** Extra environment variables (on top of the test defaults). */
+  env?: Record<string, string>;
+  overrides?: AppContextOverrides;
+  /** Join this database (another test server's) instead of creating one; it is not dropped on stop. */
+  databaseUrl?: string;
+}
+
+/** The real server, in-process on a free port, against a fresh database of its own. */
+export async function startTestServer(label: string, options: TestServerOptions = {}): Promise<TestServer> {
+  const db = options.databaseUrl === undefined ? await createTestDatabase(label) : undefined;
+  const databaseUrl = db?.url ?? options.databaseUrl ?? '';
+  const dataDir = await mkdtemp(join(tmpdir(), `agora-microblog-${label}-`));
+  let dropped = false;
+  const dropDatabase = async () => {
+    if (dropped || !db) return;
+    dropped = true;
+    await db.drop();
+  };
+  try {
+    const port = await freePort();
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+      ...options.env,
+    });
+    const ctx = await AppContext.fromConfig(config, options.overrides);
+    const server = createServer(ctx);
+    const { url } = await server.start();
+    return {
+      url,
+      ctx,
+      server,
+      dropDatabase,
+      async stop() {
+        await server.stop();
+        await dropDatabase();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await dropDatabase();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,466 @@
+// `pnpm bench`: measures the services in production mode against three baselines in the same run.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { ConfigError, createLogger, processEnv } from '@agora/core';
+import { loadBenchConfig, UsageError, USAGE, type BenchConfig } from './config.js';
+import { obtainPostgres, type BenchPostgres } from './database.js';
+import {
+  freePort,
+  killAllServersNow,
+  launchServer,
+  stopAllServers,
+  type LaunchSpec,
+  type RunningServer,
+} from './processes.js';
+import {
+  combineRounds,
+  formatRate,
+  formatResultsTable,
+  formatTargetLine,
+  LatencySamples,
+  loadProblems,
+  roundFromLoad,
+  targetLine,
+  withRatios,
+  type RoundResult,
+  type TargetLine,
+  type TargetResult,
+} from './report.js';
+import {
+  BASELINES,
+  SCENARIOS,
+  SERVICE_ENTRY,
+  selectScenarios,
+  type Baseline,
+  type BenchRequest,
+  type ResponseCheck,
+  type Scenario,
+} from './scenarios.js';
+
+const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
+const TOOLING_DIR = join(BENCH_DIR, '..');
+const ROOT_DIR = join(BENCH_DIR, '..', '..');
+const HOST = '127.0.0.1';
+
+/** One thing to measure: how to start it and what to send it. */
+interface Target {
+  id: string;
+  name: string;
+  kind: 'baseline' | 'scenario';
+  service?: string;
+  request: BenchRequest;
+  check: ResponseCheck;
+  seed?: (baseUrl: string) => Promise<void>;
+  /** Why it cannot run (e.g. the service is not built), instead of a launch spec. */
+  unavailable?: string;
+  launch?: (port: number) => Promise<LaunchSpec>;
+}
+
+let currentLoad: autocannon.Instance | undefined;
+let aborted = false;
+let cleanup: (() => Promise<void>) | undefined;
+
+/** Only a few inherited variables reach the servers, so the shell's settings cannot skew a run. */
+function childEnv(extra: Record<string, string>): Record<string, string> {
+  const env = processEnv();
+  const kept: Record<string, string> = {};
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ']) {
+    const value = env[key];
+    if (value) kept[key] = value;
+  }
+  return { ...kept, NODE_ENV: 'production', HOST, LOG_LEVEL: 'warn', ...extra };
+}
+
+function baselineTarget(baseline: Baseline, pgServer: BenchPostgres): Target {
+  return {
+    id: baseline.id,
+    name: baseline.name,
+    kind: 'baseline',
+    request: baseline.request,
+    check: baseline.check,
+    launch: async (port) => ({
+      name: baseline.name,
+      command: process.execPath,
+      args: ['--import', 'tsx', join(BENCH_DIR, 'servers', baseline.server)],
+      cwd: TOOLING_DIR,
+      host: HOST,
+      port,
+      env: childEnv({
+        PORT: String(port),
+        ...(baseline.needsDatabase
+          ? { DATABASE_URL: await pgServer.createDatabase(`baseline_${baseline.id}`) }
+          : {}),
+      }),
+    }),
+  };
+}
+
+function scenarioTarget(scenario: Scenario, pgServer: BenchPostgres, dataDir: string): Target {
+  const entry = join(ROOT_DIR, SERVICE_ENTRY[scenario.service]);
+  return {
+    id: scenario.id,
+    name: scenario.name,
+    kind: 'scenario',
+    service: scenario.service,
+    request: scenario.request,
+    check: scenario.check,
+    ...(scenario.seed ? { seed: scenario.seed } : {}),
+    ...(existsSync(entry)
+      ? {}
+      : { unavailable: `${SERVICE_ENTRY[scenario.service]} not found (build the app: pnpm build)` }),
+    launch: async (port) => ({
+      name: scenario.service,
+      command: process.execPath,
+      args: [entry],
+      cwd: ROOT_DIR,
+      host: HOST,
+      port,
+      env: childEnv({
+        PORT: String(port),
+        DATABASE_URL: await pgServer.createDatabase(scenario.service),
+        DATA_DIR: join(dataDir, scenario.service),
+      }),
+    }),
+  };
+}
+
+function runLoad(
+  url: string,
+  request: BenchRequest,
+  seconds: number,
+  connections: number,
+  samples?: LatencySamples,
+) {
+  return new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: url + request.path,
+        method: request.method,
+        ...(request.body !== undefined ? { body: request.body } : {}),
+        ...(request.headers ? { headers: request.headers } : {}),
+        connections,
+        pipelining: 1,
+        duration: seconds,
+        timeout: 10,
+      },
+      (error, result) => {
+        currentLoad = undefined;
+        if (error) reject(error instanceof Error ? error : new Error(String(error)));
+        else resolve(result);
+      },
+    );
+    if (samples) {
+      // Like autocannon's histogram: latencies of 2xx responses only.
+      instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+        if (statusCode >= 200 && statusCode < 300) samples.record(responseTime);
+      });
+    }
+    currentLoad = instance;
+  });
+}
+
+/** A target whose server is up and answers as expected, with what its rounds measured so far. */
+interface Running {
+  target: Target;
+  base: TargetResult;
+  server: RunningServer;
+  rounds: RoundResult[];
+  samples: LatencySamples;
+  /** Set when a round itself failed (autocannon error): the target is out of the remaining rounds. */
+  failure?: string;
+}
+
+function baseResult(target: Target): TargetResult {
+  return {
+    id: target.id,
+    name: target.name,
+    kind: target.kind,
+    ...(target.service ? { service: target.service } : {}),
+    request: target.request,
+    outcome: 'ok',
+    problems: [],
+    ratios: {},
+  };
+}
+
+/** Starts the target's server, checks one response and seeds: a Running target, or why not. */
+async function prepare(target: Target): Promise<Running | TargetResult> {
+  const base = baseResult(target);
+  if (target.unavailable || !target.launch) {
+    console.log(`• ${target.name}: skipped — ${target.unavailable ?? 'no launcher'}`);
+    return { ...base, outcome: 'skipped', problems: [target.unavailable ?? 'no launcher'] };
+  }
+  process.stdout.write(`• ${target.name}: starting… `);
+  let server: RunningServer;
+  try {
+    server = await launchServer(await target.launch(await freePort(HOST)));
+  } catch (error) {
+    console.log('failed');
+    return { ...base, outcome: 'failed', problems: [(error as Error).message] };
+  }
+  try {
+    const { method, path, body, headers } = target.request;
+    const probe = await fetch(server.url + path, {
+      method,
+      ...(body !== undefined ? { body } : {}),
+      headers,
+    });
+    const problem = target.check(probe.status, await probe.text());
+    if (problem) throw new Error(`unexpected response to ${method} ${path}: ${problem}`);
+    if (target.seed) {
+      process.stdout.write('seeding… ');
+      await target.seed(server.url);
+    }
+    console.log(`ready at ${server.url}`);
+    return { target, base, server, rounds: [], samples: new LatencySamples() };
+  } catch (error) {
+    console.log('failed');
+    await server.stop();
+    return { ...base, outcome: 'failed', problems: [(error as Error).message] };
+  }
+}
+
+function isRunning(value: Running | TargetResult): value is Running {
+  return 'server' in value;
+}
+
+/**
+ * Every server stays up and the rounds take turns across targets, so a slow-down of the machine
+ * during the run hits baselines and scenarios alike instead of skewing their ratios.
+ */
+async function measureAll(targets: Target[], config: BenchConfig): Promise<TargetResult[]> {
+  const prepared: (Running | TargetResult)[] = [];
+  for (const target of targets) {
+    if (aborted) throw new Error('interrupted');
+    prepared.push(await prepare(target));
+  }
+  const running = prepared.filter(isRunning);
+  const slice = config.durationSec / config.rounds;
+
+  if (config.warmupSec > 0 && running.length > 0) {
+    process.stdout.write(`\nwarm-up ${config.warmupSec} s each… `);
+    for (const run of running) {
+      if (aborted) throw new Error('interrupted');
+      await runLoad(run.server.url, run.target.request, config.warmupSec, config.connections).catch(
+        (error: Error) => (run.failure = `warm-up: ${error.message}`),
+      );
+    }
+    console.log('done');
+  }
+  for (let round = 1; round <= config.rounds; round++) {
+    const figures: string[] = [];
+    for (const run of running.filter((r) => r.failure === undefined)) {
+      if (aborted) throw new Error('interrupted');
+      try {
+        const result = await runLoad(
+          run.server.url,
+          run.target.request,
+          slice,
+          config.connections,
+          run.samples,
+        );
+        const roundResult = roundFromLoad(result);
+        run.rounds.push(roundResult);
+        figures.push(`${run.target.id} ${formatRate(roundResult.requests / roundResult.durationSec)}`);
+      } catch (error) {
+        run.failure = `round ${round}: ${(error as Error).message}`;
+      }
+    }
+    console.log(`round ${round}/${config.rounds} (${slice.toFixed(1)} s each): ${figures.join(' · ')} req/s`);
+  }
+
+  const results: TargetResult[] = [];
+  for (const entry of prepared) {
+    if (!isRunning(entry)) {
+      results.push(entry);
+      continue;
+    }
+    await entry.server.stop();
+    if (entry.failure !== undefined) {
+      results.push({ ...entry.base, outcome: 'failed', problems: [entry.failure] });
+      continue;
+    }
+    const measurement = combineRounds(entry.rounds, entry.samples);
+    const problems = loadProblems(measurement);
+    results.push({ ...entry.base, outcome: problems.length ? 'errors' : 'ok', problems, measurement });
+  }
+  return results;
+}
+
+function gitCommit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: ROOT_DIR,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function loadAverage(): number[] {
+  return os.loadavg().map((value) => Math.round(value * 100) / 100);
+}
+
+function machineInfo() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    totalMemoryMb: Math.round(os.totalmem() / 1024 / 1024),
+    platform: os.platform(),
+    release: os.release(),
+    arch: os.arch(),
+    node: process.version,
+    loadAverage: loadAverage(),
+  };
+}
+
+async function writeResults(report: unknown, startedAt: Date): Promise<string> {
+  const dir = join(ROOT_DIR, 'bench-results');
+  await mkdir(dir, { recursive: true });
+  // ISO time with ':' replaced, so the file name is valid on every filesystem.
+  const file = join(dir, `${startedAt.toISOString().replace(/:/g, '-')}.json`);
+  const text = `${JSON.stringify(report, null, 2)}\n`;
+  await writeFile(file, text);
+  await writeFile(join(dir, 'latest.json'), text);
+  return file;
+}
+
+async function main(): Promise<number> {
+  let config: BenchConfig | undefined;
+  try {
+    config = loadBenchConfig(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      console.error(`${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw error;
+  }
+  if (!config) {
+    console.log(USAGE);
+    return 0;
+  }
+  let scenarios: Scenario[];
+  try {
+    scenarios = selectScenarios(SCENARIOS, config.only);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const startedAt = new Date();
+  const machine = machineInfo();
+  const logger = createLogger({ level: 'warn', name: 'bench' });
+
+  console.log(
+    `Agora bench — ${machine.cpus} CPUs (${machine.cpuModel}), Node ${machine.node}, ` +
+      `${config.connections} connections, ${config.durationSec} s per target in ${config.rounds} round(s) (+${config.warmupSec} s warm-up)`,
+  );
+  const busy = machine.loadAverage[0] ?? 0;
+  if (busy > machine.cpus / 2) {
+    console.log(
+      `note: load average ${busy} on ${machine.cpus} CPUs — other processes compete, figures will be noisy`,
+    );
+  }
+
+  const dataDir = await mkdtemp(join(os.tmpdir(), 'agora-bench-'));
+  let pgServer: BenchPostgres | undefined;
+  let cleaning: Promise<void> | undefined;
+  cleanup = () =>
+    (cleaning ??= (async () => {
+      await stopAllServers();
+      await pgServer?.close().catch((error: Error) => console.error(`cleanup: ${error.message}`));
+      await rm(dataDir, { recursive: true, force: true });
+    })());
+
+  try {
+    const postgres = await obtainPostgres(config, logger);
+    pgServer = postgres;
+    console.log(`PostgreSQL ${postgres.serverVersion} (${postgres.source})\n`);
+
+    const targets = [
+      ...BASELINES.map((baseline) => baselineTarget(baseline, postgres)),
+      ...scenarios.map((scenario) => scenarioTarget(scenario, postgres, dataDir)),
+    ];
+    const results = withRatios(await measureAll(targets, config));
+
+    console.log(`\n${formatResultsTable(results)}`);
+    console.log(
+      '(÷ columns: req/s divided by that baseline’s req/s in this run; errors = connection errors + non-2xx)',
+    );
+    const baselineName = (id: string) => BASELINES.find((b) => b.id === id)?.name ?? id;
+    const targetLines: TargetLine[] = scenarios
+      .filter((s): s is Scenario & { targetRatio: number } => s.targetRatio !== undefined)
+      .map((s) => targetLine(results, s));
+    for (const line of targetLines) console.log(formatTargetLine(line, baselineName(line.baseline)));
+    for (const result of results.filter((r) => r.outcome !== 'ok')) {
+      console.log(`\n${result.name}: ${result.outcome}\n  ${result.problems.join('\n  ')}`);
+    }
+
+    const broken = results.filter((r) => r.outcome === 'failed' || r.outcome === 'errors');
+    const report = {
+      version: 1,
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      ok: broken.length === 0,
+      commit: gitCommit(),
+      // Load from other processes skews every figure; the 1-minute average is kept to judge a run.
+      machine: { ...machine, loadAverageAfter: loadAverage() },
+      config: {
+        connections: config.connections,
+        durationSec: config.durationSec,
+        warmupSec: config.warmupSec,
+        rounds: config.rounds,
+        quick: config.quick,
+        only: config.only,
+        pipelining: 1,
+        database: { source: postgres.source, serverVersion: postgres.serverVersion },
+        serverEnv: { NODE_ENV: 'production', LOG_LEVEL: 'warn' },
+      },
+      results,
+      targets: targetLines,
+    };
+    const file = await writeResults(report, startedAt);
+    console.log(`\nresults: ${relative(ROOT_DIR, file)}`);
+    if (broken.length > 0) {
+      console.error(
+        `\n${broken.length} target(s) failed or had request errors: ${broken.map((r) => r.name).join(', ')}`,
+      );
+      return 1;
+    }
+    return 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+function onSignal(signal: NodeJS.Signals) {
+  console.error(`\n${signal}: stopping servers and cleaning up…`);
+  aborted = true;
+  currentLoad?.stop();
+  const done = cleanup ? cleanup() : Promise.resolve();
+  done.finally(() => process.exit(130));
+}
+process.once('SIGINT', onSignal);
+process.once('SIGTERM', onSignal);
+process.once('SIGHUP', onSignal);
+process.on('exit', killAllServersNow);
+// A closed pipe (`pnpm bench | head`) must not kill the run before it cleans up.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
+main().then(
+  (code) => process.exit(code),
+  async (error: unknown) => {
+    console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+    await cleanup?.();
+    process.exit(1);
+  },
+);
