@@ -1,0 +1,21 @@
+export { createSequelize, type CreateSequelizeOptions } from './sequelize.factory.js';
+export {
+  runMigrations,
+  pendingMigrations,
+  MigrationFailedError,
+  MIGRATION_TABLE,
+  type Migration,
+  type MigrationContext,
+  type MigrationSet,
+} from './migrations/migration.runner.js';
+export {
+  startEmbeddedPostgres,
+  PortInUseError,
+  type EmbeddedPostgresHandle,
+  type StartEmbeddedPostgresOptions,
+} from './embedded/embedded-postgres.launcher.js';
+export { ensureDatabase, databaseUrl } from './database.admin.js';
+export { openDatabase, type OpenDatabaseOptions, type OpenedDatabase } from './open-database.js';
+export { checkDatabase, type DatabaseCheck } from './database.health.js';
+export { Sequelize, DataTypes, Op, Model, QueryTypes } from 'sequelize';
+export type { QueryInterface, Transaction, ModelStatic } from 'sequelize';
