@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { toUploadLimits, uploadLimitsEnv, type UploadLimits } from '@agora/media';
+import {
+  baseServiceEnv,
+  envBoolean,
+  envInt,
+  envList,
+  loadConfig as loadEnvConfig,
+  toBaseServiceConfig,
+  type BaseServiceConfig,
+  type Env,
+} from '@agora/core';
+
+export const EXPORT_FORMATS = ['csv', 'pdf', 'ods'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export type RoutingType = 'OPENSTREETMAP' | 'GOOGLE_MAPS';
+
+/** What the instance is and allows, from the environment; stored admin settings override part of it. */
+export interface InstanceEnvConfig {
+  name: string;
+  description: string;
+  /** ISO 639 codes of the languages the instance is run in. */
+  languages: string[];
+  registrationsOpen: boolean;
+  /** Only these emails (or @domains) may register; empty = anyone. */
+  registrationEmailAllowlist: string[];
+  demoMode: boolean;
+  federating: boolean;
+  anonymous: {
+    participation: { allowed: boolean; emailRequired: boolean; emailConfirmation: boolean; captcha: boolean };
+    eventCreation: { allowed: boolean; emailRequired: boolean; emailConfirmation: boolean; captcha: boolean };
+    reports: { allowed: boolean };
+  };
+  geocoding: { provider: string };
+  maps: { tilesEndpoint: string; tilesAttribution: string; routing: RoutingType };
+  features: { groups: boolean; eventCreation: boolean; eventExternal: boolean };
+  restrictions: { onlyAdminCanCreateGroups: boolean; onlyGroupsCanCreateEvents: boolean };
+  uploadLimits: UploadLimits;
+  instanceFeeds: boolean;
+  databaseLogin: boolean;
+  webPushPublicKey: string | undefined;
+  exportFormats: ExportFormat[];
+  /** Events longer than this many days are "long events"; 0 turns the distinction off. */
+  longEventDays: number;
+  globalSearch: { enabled: boolean; isDefault: boolean };
+}
+
+export interface EventsConfig extends BaseServiceConfig {
+  instance: InstanceEnvConfig;
+  graphql: {
+    graphiql: boolean;
+    /** Serve cached, valid POST operations with graphql-js directly instead of Apollo's pipeline. */
+    fastPath: boolean;
+  };
+  statistics: { cacheSeconds: number };
+}
+
+const schema = z
+  .object({
+    ...baseServiceEnv({ port: 4000 }),
+    INSTANCE_NAME: z.string().default('My Agora Instance'),
+    INSTANCE_DESCRIPTION: z.string().default('Change this to a proper description of your instance'),
+    INSTANCE_LANGUAGES: envList([]),
+    REGISTRATIONS_OPEN: envBoolean(false),
+    REGISTRATION_EMAIL_ALLOWLIST: envList([]),
+    DEMO_MODE: envBoolean(false),
+    FEDERATING: envBoolean(true),
+    ANONYMOUS_PARTICIPATION: envBoolean(true),
+    ANONYMOUS_PARTICIPATION_EMAIL_REQUIRED: envBoolean(true),
+    ANONYMOUS_PARTICIPATION_EMAIL_CONFIRMATION: envBoolean(true),
+    ANONYMOUS_PARTICIPATION_CAPTCHA: envBoolean(false),
+    ANONYMOUS_EVENT_CREATION: envBoolean(false),
+    ANONYMOUS_EVENT_CREATION_EMAIL_REQUIRED: envBoolean(true),
+    ANONYMOUS_EVENT_CREATION_EMAIL_CONFIRMATION: envBoolean(true),
+    ANONYMOUS_EVENT_CREATION_CAPTCHA: envBoolean(false),
+    ANONYMOUS_REPORTS: envBoolean(false),
+    GEOCODING_PROVIDER: z.string().default('nominatim'),
+    MAPS_TILES_ENDPOINT: z.string().default('https://{s}.tile.openstreetmap.org/{z}/{x}/{y}.png'),
+    MAPS_TILES_ATTRIBUTION: z.string().default('© The OpenStreetMap Contributors'),
+    MAPS_ROUTING_TYPE: z.enum(['OPENSTREETMAP', 'GOOGLE_MAPS']).default('OPENSTREETMAP'),
+    GROUPS_ENABLED: envBoolean(true),
+    EVENT_CREATION_ENABLED: envBoolean(true),
+    EXTERNAL_EVENTS_ENABLED: envBoolean(true),
+    ONLY_ADMIN_CAN_CREATE_GROUPS: envBoolean(false),
+    ONLY_GROUPS_CAN_CREATE_EVENTS: envBoolean(false),
+    ...uploadLimitsEnv(),
+    INSTANCE_FEEDS_ENABLED: envBoolean(false),
+    DATABASE_LOGIN_ENABLED: envBoolean(true),
+    WEB_PUSH_PUBLIC_KEY: z.string().optional(),
+    EXPORT_FORMATS: envList(['csv']).pipe(z.array(z.enum(EXPORT_FORMATS))),
+    LONG_EVENT_DAYS: envInt(30),
+    GLOBAL_SEARCH_ENABLED: envBoolean(false),
+    GLOBAL_SEARCH_DEFAULT: envBoolean(false),
+    GRAPHIQL_ENABLED: envBoolean(true),
+    GRAPHQL_FAST_PATH: envBoolean(true),
+    STATISTICS_CACHE_SECONDS: envInt(60),
+  })
+  .transform((env): EventsConfig => ({
+    ...toBaseServiceConfig(env, 'events', 'agora_events'),
+    instance: {
+      name: env.INSTANCE_NAME,
+      description: env.INSTANCE_DESCRIPTION,
+      languages: env.INSTANCE_LANGUAGES,
+      registrationsOpen: env.REGISTRATIONS_OPEN,
+      registrationEmailAllowlist: env.REGISTRATION_EMAIL_ALLOWLIST,
+      demoMode: env.DEMO_MODE,
+      federating: env.FEDERATING,
+      anonymous: {
+        participation: {
+          allowed: env.ANONYMOUS_PARTICIPATION,
+          emailRequired: env.ANONYMOUS_PARTICIPATION_EMAIL_REQUIRED,
+          emailConfirmation: env.ANONYMOUS_PARTICIPATION_EMAIL_CONFIRMATION,
+          captcha: env.ANONYMOUS_PARTICIPATION_CAPTCHA,
+        },
+        eventCreation: {
+          allowed: env.ANONYMOUS_EVENT_CREATION,
+          emailRequired: env.ANONYMOUS_EVENT_CREATION_EMAIL_REQUIRED,
+          emailConfirmation: env.ANONYMOUS_EVENT_CREATION_EMAIL_CONFIRMATION,
+          captcha: env.ANONYMOUS_EVENT_CREATION_CAPTCHA,
+        },
+        reports: { allowed: env.ANONYMOUS_REPORTS },
+      },
+      geocoding: { provider: env.GEOCODING_PROVIDER },
+      maps: {
+        tilesEndpoint: env.MAPS_TILES_ENDPOINT,
+        tilesAttribution: env.MAPS_TILES_ATTRIBUTION,
+        routing: env.MAPS_ROUTING_TYPE,
+      },
+      features: {
+        groups: env.GROUPS_ENABLED,
+        eventCreation: env.EVENT_CREATION_ENABLED,
+        eventExternal: env.EXTERNAL_EVENTS_ENABLED,
+      },
+      restrictions: {
+        onlyAdminCanCreateGroups: env.ONLY_ADMIN_CAN_CREATE_GROUPS,
+        onlyGroupsCanCreateEvents: env.ONLY_GROUPS_CAN_CREATE_EVENTS,
+      },
+      uploadLimits: toUploadLimits(env),
+      instanceFeeds: env.INSTANCE_FEEDS_ENABLED,
+      databaseLogin: env.DATABASE_LOGIN_ENABLED,
+      webPushPublicKey: env.WEB_PUSH_PUBLIC_KEY,
+      exportFormats: env.EXPORT_FORMATS,
+      longEventDays: env.LONG_EVENT_DAYS,
+      globalSearch: { enabled: env.GLOBAL_SEARCH_ENABLED, isDefault: env.GLOBAL_SEARCH_DEFAULT },
+    },
+    graphql: { graphiql: env.GRAPHIQL_ENABLED, fastPath: env.GRAPHQL_FAST_PATH },
+    statistics: { cacheSeconds: env.STATISTICS_CACHE_SECONDS },
+  }));
+
+/** Reads the events service's configuration; every problem is reported at once as a ConfigError. */
+export function loadConfig(env?: Env): EventsConfig {
+  return loadEnvConfig(schema, env);
+}

@@ -1,0 +1,126 @@
+import type { Response } from 'express';
+import { GraphQLError, type SourceLocation } from 'graphql';
+import { AppError, type Logger } from '@agora/core';
+
+/**
+ * One error as the reference API sends it: its extra keys at the top level of the error (clients read
+ * `code` and `status_code` there), mirrored in `extensions.code` for GraphQL-aware clients.
+ */
+export interface WireError {
+  /** A list of messages for a field's validation errors, as the reference sends them. */
+  message: string | string[];
+  locations?: readonly SourceLocation[];
+  path?: ReadonlyArray<string | number>;
+  code: string;
+  status_code: number;
+  field?: string;
+  extensions: { code: string };
+}
+
+/**
+ * Errors about the request itself, tagged with Apollo Server's codes (Apollo tags them itself; our
+ * other paths tag with `requestError`). Their message is the client's to read.
+ */
+const REQUEST_ERROR_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'OPERATION_RESOLUTION_FAILURE',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+/** The codes of errors the reference answers with HTTP 200: the document or its variables are wrong. */
+const GRAPHQL_LEVEL_CODES = new Set([
+  'graphql_parse_failed',
+  'graphql_validation_failed',
+  'bad_user_input',
+  'operation_resolution_failure',
+]);
+
+export type RequestErrorCode =
+  'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED' | 'BAD_USER_INPUT' | 'OPERATION_RESOLUTION_FAILURE';
+
+/** Tags a graphql-js error about the request, as Apollo Server tags the same errors. */
+export function requestError(error: GraphQLError, code: RequestErrorCode): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, code },
+  });
+}
+
+// Key order as the reference: message, locations, path, code, status_code, field.
+function wire(
+  message: string | string[],
+  code: string,
+  status: number,
+  error: GraphQLError | undefined,
+  field?: string,
+): WireError {
+  return {
+    message,
+    ...(error?.locations ? { locations: error.locations } : {}),
+    ...(error?.path ? { path: error.path } : {}),
+    code,
+    status_code: status,
+    ...(field === undefined ? {} : { field }),
+    extensions: { code },
+  };
+}
+
+/**
+ * Maps anything a GraphQL operation failed with to the reference's error shape: the closed set of
+ * application errors as they are (a BadInput with field details becomes one error per field), errors
+ * about the request with their own message, and anything else as a logged, generic 500.
+ */
+export function formatError(error: unknown, logger: Logger): WireError[] {
+  const graphQLError = error instanceof GraphQLError ? error : undefined;
+  const original = graphQLError ? (graphQLError.originalError ?? graphQLError) : error;
+
+  if (original instanceof AppError) {
+    if (original.kind === 'Internal') {
+      logger.error({ err: original.cause ?? original, path: graphQLError?.path }, 'GraphQL operation failed');
+    }
+    if (original.fields && Object.keys(original.fields).length > 0) {
+      return Object.entries(original.fields).map(([field, messages]) =>
+        wire(messages, original.code, original.status, graphQLError, field),
+      );
+    }
+    return [wire(original.message, original.code, original.status, graphQLError)];
+  }
+
+  const code = graphQLError?.extensions.code;
+  if (graphQLError && typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
+    const http = graphQLError.extensions.http as { status?: number } | undefined;
+    return [wire(graphQLError.message, code.toLowerCase(), http?.status ?? 400, graphQLError)];
+  }
+
+  logger.error(
+    { err: original instanceof Error ? original : new Error(String(original)), path: graphQLError?.path },
+    'unexpected error in a GraphQL operation',
+  );
+  return [wire('Something went wrong', 'unknown', 500, graphQLError)];
+}
+
+export function formatErrors(errors: readonly unknown[], logger: Logger): WireError[] {
+  return errors.flatMap((error) => formatError(error, logger));
+}
+
+/** True when the errors are about the document or its variables, which the reference answers with 200. */
+export function isGraphQLLevelFailure(errors: readonly WireError[]): boolean {
+  return errors.length > 0 && errors.every((error) => GRAPHQL_LEVEL_CODES.has(error.code));
+}
+
+/** A GraphQL-shaped error body for a request that never reached GraphQL (bad JSON, wrong method…). */
+export function sendHttpError(res: Response, status: number, code: string, message: string): void {
+  if (res.headersSent) return;
+  res
+    .status(status)
+    .type('application/json')
+    .send(JSON.stringify({ errors: [wire(message, code, status, undefined)] }) + '\n');
+}

@@ -1,0 +1,117 @@
+import {
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import type { GraphQLContext } from './context.js';
+
+/**
+ * For a root query field whose answer depends on nothing but its arguments and one piece of server
+ * state: returns that state's current identity (for `config`, the cached configuration object, which
+ * is replaced whenever the settings change).
+ */
+export type StateToken = (context: GraphQLContext) => unknown;
+
+interface Variant {
+  state: unknown[];
+  body: string;
+}
+
+/** The cache slot of one operation. */
+export interface ResponsePlan {
+  tokens: StateToken[];
+  variants: Map<string, Variant>;
+}
+
+/** The root fields an operation selects, through fragments too; undefined if it cannot be told. */
+function rootFields(
+  selectionSet: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  into: Set<string>,
+  seen: Set<string> = new Set(),
+): Set<string> | undefined {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      into.add(selection.name.value);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      if (!rootFields(selection.selectionSet, fragments, into, seen)) return undefined;
+    } else {
+      const name = selection.name.value;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const fragment = fragments.get(name);
+      if (!fragment || !rootFields(fragment.selectionSet, fragments, into, seen)) return undefined;
+    }
+  }
+  return into;
+}
+
+/**
+ * Complete responses of queries that select only state-token fields (and `__typename`), kept per
+ * operation and variables while the state is unchanged. Such a response is a pure function of the
+ * document, the variables and that state, so graphql-js would produce the same bytes again: this
+ * skips re-walking hundreds of fields for `config` on every page load. Only error-free results are
+ * kept. Entries live on the operation's AST node, so they go when the document leaves its cache.
+ */
+export class ResponseCache {
+  private readonly plans = new WeakMap<OperationDefinitionNode, ResponsePlan | null>();
+
+  constructor(
+    private readonly tokens: ReadonlyMap<string, StateToken>,
+    private readonly options: { maxVariants: number; maxBodyBytes: number } = {
+      maxVariants: 16,
+      maxBodyBytes: 512 * 1024,
+    },
+  ) {}
+
+  /** The cache slot of an operation, or null when its answer is not a pure function of cached state. */
+  plan(document: DocumentNode, operation: OperationDefinitionNode): ResponsePlan | null {
+    let plan = this.plans.get(operation);
+    if (plan === undefined) {
+      plan = this.makePlan(document, operation);
+      this.plans.set(operation, plan);
+    }
+    return plan;
+  }
+
+  lookup(
+    plan: ResponsePlan,
+    variablesKey: string,
+    context: GraphQLContext,
+  ): { body?: string; state: unknown[] } {
+    const state = plan.tokens.map((token) => token(context));
+    const variant = plan.variants.get(variablesKey);
+    const fresh = variant !== undefined && variant.state.every((value, index) => value === state[index]);
+    return fresh ? { body: variant.body, state } : { state };
+  }
+
+  store(plan: ResponsePlan, variablesKey: string, state: unknown[], body: string): void {
+    if (body.length > this.options.maxBodyBytes) return;
+    if (!plan.variants.has(variablesKey) && plan.variants.size >= this.options.maxVariants) {
+      const oldest = plan.variants.keys().next().value;
+      if (oldest !== undefined) plan.variants.delete(oldest);
+    }
+    plan.variants.set(variablesKey, { state, body });
+  }
+
+  private makePlan(document: DocumentNode, operation: OperationDefinitionNode): ResponsePlan | null {
+    if (operation.operation !== 'query') return null;
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const definition of document.definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    }
+    const fields = rootFields(operation.selectionSet, fragments, new Set());
+    if (!fields) return null;
+    fields.delete('__typename');
+    if (fields.size === 0) return null;
+    const tokens: StateToken[] = [];
+    for (const field of fields) {
+      const token = this.tokens.get(field);
+      if (!token) return null;
+      tokens.push(token);
+    }
+    return { tokens, variants: new Map() };
+  }
+}

@@ -1,0 +1,38 @@
+import { mergeResolvers } from '@graphql-tools/merge';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { specifiedRules, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { configResolvers, configStateTokens } from '../modules/config/config.resolvers.js';
+import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
+import { scalarsResolvers } from '../modules/scalars/scalars.resolvers.js';
+import { statisticsResolvers } from '../modules/statistics/statistics.resolvers.js';
+import type { StateToken } from './response-cache.js';
+import type { Resolvers } from './resolvers-types.generated.js';
+import { loadTypeDefs } from './type-defs.js';
+
+/** Each module's resolvers; a module adds its map here together with its SDL file. */
+const MODULE_RESOLVERS: Resolvers[] = [
+  scalarsResolvers,
+  configResolvers,
+  statisticsResolvers,
+  languagesResolvers,
+];
+
+/** Root query fields whose whole responses may be reused while their state token is unchanged. */
+export const RESPONSE_STATE_TOKENS: ReadonlyMap<string, StateToken> = new Map(
+  Object.entries(configStateTokens),
+);
+
+/** Rules beyond the specification's (depth or cost limits belong here); Apollo adds the specified ones itself. */
+export const EXTRA_VALIDATION_RULES: readonly ValidationRule[] = [];
+
+/** Every path that validates a document (Apollo, the fast path, the WebSocket) applies these rules. */
+export const VALIDATION_RULES: readonly ValidationRule[] = [...specifiedRules, ...EXTRA_VALIDATION_RULES];
+
+/** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */
+export function buildSchema(): GraphQLSchema {
+  return makeExecutableSchema({
+    typeDefs: loadTypeDefs(),
+    resolvers: mergeResolvers(MODULE_RESOLVERS as Parameters<typeof mergeResolvers>[0]),
+    resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
+  });
+}

@@ -1,0 +1,6 @@
+export { loadConfig, type EventsConfig, type InstanceEnvConfig } from './config/config.js';
+export { AppContext, type AppServices } from './context.js';
+export { createServer, type AppServer } from './server.js';
+export { startService } from './boot.js';
+export { migrationSets } from './migrations/index.js';
+export { FULL_CONFIG_QUERY } from './graphql/web-client-documents.js';

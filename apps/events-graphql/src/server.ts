@@ -1,0 +1,114 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { runMigrations } from '@agora/db';
+import type { AppContext } from './context.js';
+import { createApollo } from './graphql/apollo.js';
+import { RequestContext } from './graphql/context.js';
+import { DocumentCache } from './graphql/document-cache.js';
+import { sendHttpError } from './graphql/errors.js';
+import { graphiqlRouter } from './graphql/graphiql.js';
+import { graphqlHttpRouter } from './graphql/http.js';
+import { buildSchema, RESPONSE_STATE_TOKENS, VALIDATION_RULES } from './graphql/schema.js';
+import { attachGraphQLWs } from './graphql/ws.js';
+import { healthRouter } from './http/health.js';
+import { migrationSets } from './migrations/index.js';
+
+export interface AppServer {
+  readonly app: express.Express;
+  start(): Promise<{ url: string; port: number }>;
+  stop(): Promise<void>;
+}
+
+function displayUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/** The events service over a context: GraphQL on /api and /graphql_socket, GraphiQL, /health. */
+export function createServer(ctx: AppContext): AppServer {
+  const { config, logger } = ctx;
+  const schema = buildSchema();
+  const documents = new DocumentCache(schema, VALIDATION_RULES);
+  const apollo = createApollo({
+    schema,
+    logger: logger.child({ component: 'apollo' }),
+    nodeEnv: config.nodeEnv,
+  });
+  const createContext = (req: express.Request) => new RequestContext(ctx, req.headers);
+  let apolloHandler: RequestHandler | undefined;
+
+  const app = express();
+  app.disable('x-powered-by');
+  // GraphQL answers are POST responses: an ETag costs a hash of every body and buys nothing.
+  app.set('etag', false);
+  app.set('trust proxy', config.http.trustProxy);
+  app.use(healthRouter(ctx));
+  app.use(
+    graphqlHttpRouter({
+      schema,
+      documents,
+      createContext,
+      apollo: () => apolloHandler,
+      bodyLimitBytes: config.http.bodyLimitBytes,
+      fastPath: config.graphql.fastPath,
+      stateTokens: RESPONSE_STATE_TOKENS,
+      logger,
+    }),
+  );
+  if (config.graphql.graphiql) app.use(graphiqlRouter());
+  app.use((_req, res) => sendHttpError(res, 404, 'not_found', 'Not found'));
+  const lastResort: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    sendHttpError(res, 500, 'unknown', 'Something went wrong');
+  };
+  app.use(lastResort);
+
+  let httpServer: Server | undefined;
+  let ws: { close(): Promise<void> } | undefined;
+  let started = false;
+  let stopping: Promise<void> | undefined;
+
+  return {
+    app,
+    async start() {
+      if (started) throw new Error('the server is already started');
+      started = true;
+      if (config.db.migrateOnStart) await runMigrations(ctx.sequelize, migrationSets(), logger);
+      await ctx.instanceConfig.start();
+      await ctx.queue.start();
+      if (config.role === 'worker') return { url: config.http.publicUrl, port: config.http.port };
+
+      await apollo.start();
+      apolloHandler = expressMiddleware(apollo, { context: async ({ req }) => createContext(req) });
+      const server = createHttpServer(app);
+      httpServer = server;
+      ws = attachGraphQLWs(server, { app: ctx, schema, documents, logger });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.http.port, config.http.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const { port } = server.address() as AddressInfo;
+      return { url: displayUrl(config.http.host, port), port };
+    },
+    stop() {
+      stopping ??= (async () => {
+        await ws?.close();
+        if (httpServer) {
+          const server = httpServer;
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          // Idle keep-alive connections would hold close() open until they time out.
+          server.closeIdleConnections();
+          await closed;
+        }
+        if (apolloHandler) await apollo.stop();
+        await ctx.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Env } from '@agora/core';
+import { createTestDatabase } from '@agora/db/testing';
+import { loadConfig } from '../config/config.js';
+import { AppContext, type AppServices } from '../context.js';
+import { createServer, type AppServer } from '../server.js';
+
+export interface TestServer {
+  url: string;
+  ctx: AppContext;
+  server: AppServer;
+  /** Another server on the same database, as a second process would be. */
+  sibling(env?: Env): Promise<Omit<TestServer, 'sibling'>>;
+  stop(): Promise<void>;
+}
+
+/** The real server on a fresh database, listening on a free port, as the app contract describes. */
+export async function startTestServer(
+  label: string,
+  env: Env = {},
+  overrides: Partial<AppServices> = {},
+): Promise<TestServer> {
+  const db = await createTestDatabase(label);
+  const dataDir = mkdtempSync(join(tmpdir(), `agora-events-${label}-`));
+  const started: Array<{ server: AppServer }> = [];
+  const boot = async (extraEnv: Env, extra: Partial<AppServices>) => {
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      ...extraEnv,
+    });
+    const ctx = await AppContext.fromConfig(config, extra);
+    const server = createServer(ctx);
+    started.push({ server });
+    const { url } = await server.start();
+    return { url, ctx, server, stop: () => server.stop() };
+  };
+  const main = await boot(env, overrides);
+  return {
+    ...main,
+    sibling: (siblingEnv: Env = {}) => boot({ ...env, ...siblingEnv }, {}),
+    async stop() {
+      for (const { server } of started.reverse()) await server.stop();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  contentType: string | null;
+  body: { data?: T | null; errors?: Array<Record<string, unknown>> };
+  text: string;
+}
+
+/** POST /api with a JSON body, as the web client sends operations. */
+export async function graphql<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+  options: {
+    variables?: Record<string, unknown>;
+    operationName?: string;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<GraphQLResponse<T>> {
+  const response = await fetch(`${url}/api`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...options.headers },
+    body: JSON.stringify({ query, variables: options.variables, operationName: options.operationName }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: JSON.parse(text),
+    text,
+  };
+}
