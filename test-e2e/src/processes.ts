@@ -74,7 +74,10 @@ export function runScript(script: string, args: string[], env: Record<string, st
   };
 }
 
-export async function graphql(url: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
+export async function graphql(
+  url: string,
+  query: string,
+): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
   const response = await fetch(`${url}/api`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -44,7 +44,15 @@ function ensurePnpm() {
   env.PATH = `${binDir}${delimiter}${env.PATH ?? ''}`;
   if (pnpmOnPath() === pnpmVersion) return;
   log(`installing pnpm ${pnpmVersion} into .data/tools (no global install needed)`);
-  must('npm', ['install', '--prefix', toolsDir, '--no-audit', '--no-fund', '--loglevel=error', `pnpm@${pnpmVersion}`]);
+  must('npm', [
+    'install',
+    '--prefix',
+    toolsDir,
+    '--no-audit',
+    '--no-fund',
+    '--loglevel=error',
+    `pnpm@${pnpmVersion}`,
+  ]);
   if (pnpmOnPath() !== pnpmVersion) {
     log('pnpm could not be installed');
     process.exit(1);
@@ -82,7 +90,10 @@ async function provideTestDatabase() {
     return async () => {};
   }
   const db = await import(pathToFileURL(join(root, 'packages', 'db', 'dist', 'index.js')).href);
-  const handle = await db.startEmbeddedPostgres({ dataDir: join(root, '.data', 'test-postgres'), port: 54330 });
+  const handle = await db.startEmbeddedPostgres({
+    dataDir: join(root, '.data', 'test-postgres'),
+    port: 54330,
+  });
   env.TEST_DATABASE_URL = handle.adminUrl;
   log(`tests use an embedded PostgreSQL on port ${handle.port}`);
   return () => handle.stop();
@@ -105,7 +116,9 @@ install();
 switch (command) {
   case 'start': {
     must('pnpm', ['turbo', 'run', 'build', '--output-logs=errors-only']);
-    process.exit(await runForwardingSignals('node', ['--import', 'tsx', 'tooling/src/dev/start.ts', ...rest]));
+    process.exit(
+      await runForwardingSignals('node', ['--import', 'tsx', 'tooling/src/dev/start.ts', ...rest]),
+    );
     break;
   }
   case 'test': {
@@ -116,7 +129,15 @@ switch (command) {
     env.AGORA_TEST_RESULTS = resultsDir;
     let status = run('pnpm', ['format:check']);
     if (status === 0) {
-      status = run('pnpm', ['turbo', 'run', 'lint', 'typecheck', 'test', '--concurrency=2', '--output-logs=full']);
+      status = run('pnpm', [
+        'turbo',
+        'run',
+        'lint',
+        'typecheck',
+        'test',
+        '--concurrency=2',
+        '--output-logs=full',
+      ]);
     }
     await release();
     const tally = { passes: 0, failures: 0, pending: 0 };

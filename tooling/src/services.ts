@@ -50,7 +50,8 @@ export const services: ServiceEntry[] = [
 
 export function findService(name: string): ServiceEntry {
   const entry = services.find((service) => service.name === name);
-  if (!entry) throw new Error(`unknown service "${name}" (expected ${services.map((s) => s.name).join(' or ')})`);
+  if (!entry)
+    throw new Error(`unknown service "${name}" (expected ${services.map((s) => s.name).join(' or ')})`);
   return entry;
 }
 

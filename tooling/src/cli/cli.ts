@@ -70,6 +70,8 @@ export async function main(argv: string[]): Promise<number> {
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : `Error: ${(error as Error).message}`}\n`);
+  process.stderr.write(
+    `${error instanceof ConfigError ? error.message : `Error: ${(error as Error).message}`}\n`,
+  );
   process.exitCode = 1;
 }

@@ -3,7 +3,14 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { baseServiceEnv, defaultDataDir, envList, loadConfig, type BaseServiceConfig, type Env } from '@agora/core';
+import {
+  baseServiceEnv,
+  defaultDataDir,
+  envList,
+  loadConfig,
+  type BaseServiceConfig,
+  type Env,
+} from '@agora/core';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@agora/db';
 import { services, serviceEnv, type ServiceEntry } from '../services.js';
 
@@ -73,7 +80,10 @@ export async function launch(env: Env, print: Print): Promise<Launcher> {
 
   let postgres: EmbeddedPostgresHandle | null = null;
   if (chosen.some(({ config }) => !config.db.url)) {
-    postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres'), port: settings.EMBEDDED_PG_PORT });
+    postgres = await startEmbeddedPostgres({
+      dataDir: join(dataDir, 'postgres'),
+      port: settings.EMBEDDED_PG_PORT,
+    });
     print(`PostgreSQL   embedded, port ${postgres.port}, data in ${join(dataDir, 'postgres')}`);
     for (const item of chosen) {
       if (item.config.db.url) continue;

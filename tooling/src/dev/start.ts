@@ -20,6 +20,8 @@ try {
   process.on('SIGTERM', shutdown);
   process.exitCode = await launcher.finished;
 } catch (error) {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : `Could not start: ${(error as Error).message}`}\n`);
+  process.stderr.write(
+    `${error instanceof ConfigError ? error.message : `Could not start: ${(error as Error).message}`}\n`,
+  );
   process.exitCode = 1;
 }

@@ -2,7 +2,15 @@
  * OAuth scopes with the microblog reference's hierarchy: a top-level scope (`read`) grants every
  * scope under it (`read:statuses`), and the legacy `follow` grants the follow/block/mute families.
  */
-export const TOP_LEVEL_SCOPES = ['read', 'write', 'follow', 'push', 'profile', 'admin:read', 'admin:write'] as const;
+export const TOP_LEVEL_SCOPES = [
+  'read',
+  'write',
+  'follow',
+  'push',
+  'profile',
+  'admin:read',
+  'admin:write',
+] as const;
 
 export const GRANULAR_SCOPES = [
   'read:accounts',

@@ -4,13 +4,7 @@
  * Anything else that reaches a protocol edge is an Internal error (logged, never shown).
  */
 export type ErrorKind =
-  | 'NotFound'
-  | 'BadInput'
-  | 'Unauthenticated'
-  | 'Forbidden'
-  | 'Conflict'
-  | 'RateLimited'
-  | 'Internal';
+  'NotFound' | 'BadInput' | 'Unauthenticated' | 'Forbidden' | 'Conflict' | 'RateLimited' | 'Internal';
 
 /** Per-field problems: field name → messages (the reference's changeset error shape). */
 export type FieldErrors = Record<string, string[]>;

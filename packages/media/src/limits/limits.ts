@@ -40,9 +40,12 @@ export function toUploadLimits(env: {
 export function assertUploadSize(limits: UploadLimits, kind: UploadKind, bytes: number): void {
   const limit = limits[kind];
   if (bytes > limit) {
-    throw new BadInput(`The file is too large: ${bytes} bytes, the limit for ${kind} uploads is ${limit} bytes`, {
-      code: 'file_too_large',
-      fields: { file: [`must be at most ${limit} bytes`] },
-    });
+    throw new BadInput(
+      `The file is too large: ${bytes} bytes, the limit for ${kind} uploads is ${limit} bytes`,
+      {
+        code: 'file_too_large',
+        fields: { file: [`must be at most ${limit} bytes`] },
+      },
+    );
   }
 }
