@@ -1,4 +1,5 @@
 /** What the bench measures: three baselines (ceilings) and the scenarios compared to them. */
+import { FULL_CONFIG_QUERY } from '@agora/events-graphql';
 
 export type BaselineId = 'http' | 'express' | 'pg';
 export const BASELINE_IDS: readonly BaselineId[] = ['http', 'express', 'pg'];
@@ -117,58 +118,6 @@ export const BASELINES: readonly Baseline[] = [
   },
 ];
 
-/**
- * The selection the reference web client sends as its CONFIG query when the app loads: every
- * Config field it reads, nested objects included (privacy/terms/timezones/about texts have their
- * own queries there).
- */
-export const CONFIG_QUERY = `query Config {
-  config {
-    name
-    description
-    slogan
-    version
-    registrationsOpen
-    registrationsAllowlist
-    demoMode
-    longEvents
-    durationOfLongEvent
-    countryCode
-    languages
-    primaryColor
-    secondaryColor
-    federating
-    instanceLogo { id url name alt contentType size metadata { width height blurhash } }
-    defaultPicture { id url name alt contentType size metadata { width height blurhash } }
-    eventCategories { id label }
-    anonymous {
-      actorId
-      participation {
-        allowed
-        validation { email { enabled confirmationRequired } captcha { enabled } }
-      }
-      eventCreation {
-        allowed
-        validation { email { enabled confirmationRequired } captcha { enabled } }
-      }
-      reports { allowed }
-    }
-    location { latitude longitude }
-    maps { tiles { endpoint attribution } routing { type } }
-    geocoding { provider autocomplete }
-    resourceProviders { type endpoint software }
-    features { groups eventCreation eventExternal antispam }
-    restrictions { onlyAdminCanCreateGroups onlyGroupsCanCreateEvents }
-    auth { ldap databaseLogin oauthProviders { id label } }
-    uploadLimits { default avatar banner }
-    instanceFeeds { enabled }
-    webPush { enabled publicKey }
-    analytics { id enabled configuration { key value type } }
-    search { global { isEnabled isDefault } }
-    exportFormats { eventParticipants }
-  }
-}`;
-
 export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'events-config',
@@ -177,7 +126,7 @@ export const SCENARIOS: readonly Scenario[] = [
     request: {
       method: 'POST',
       path: '/api',
-      body: JSON.stringify({ operationName: 'Config', query: CONFIG_QUERY, variables: {} }),
+      body: JSON.stringify({ operationName: 'FullConfig', query: FULL_CONFIG_QUERY, variables: {} }),
       headers: JSON_HEADERS,
     },
     baseline: 'express',

@@ -1,14 +1,5 @@
-import {
-  createLogger,
-  createMailer,
-  createPgBossQueue,
-  createPgPubSub,
-  type JobQueue,
-  type Logger,
-  type Mailer,
-  type PubSub,
-} from '@agora/core';
-import { createSequelize } from '@agora/db';
+import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
+import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
 import type { Sequelize } from 'sequelize';
 import type { EventsConfig } from './config/config.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
@@ -39,11 +30,10 @@ export class AppContext implements AppServices {
   readonly instanceConfig: InstanceConfigService;
   readonly statistics: StatisticsService;
   readonly languages: LanguageService;
-  private closing: Promise<void> | null = null;
-
   private constructor(
     readonly config: EventsConfig,
     services: AppServices,
+    private readonly infrastructure: OwnedInfrastructure,
   ) {
     this.logger = services.logger;
     this.sequelize = services.sequelize;
@@ -57,54 +47,33 @@ export class AppContext implements AppServices {
 
   /** Builds the context; `overrides` replace parts (tests, tools). Needs `config.db.url` (see openDatabase). */
   static async fromConfig(config: EventsConfig, overrides: Partial<AppServices> = {}): Promise<AppContext> {
-    const url = config.db.url;
-    if (!url) {
-      throw new Error(
-        'config.db.url is not set: set DATABASE_URL, or open the database first (startService does it with openDatabase from @agora/db)',
-      );
-    }
-    const logger = overrides.logger ?? createLogger({ level: config.log.level, name: config.service });
-    const sequelize = overrides.sequelize ?? createSequelize({ url, logger, poolMax: config.db.poolMax });
-    const pubsub = overrides.pubsub ?? createPgPubSub({ connectionString: url, logger });
+    const infrastructure = createInfrastructure(config, overrides);
+    const { logger, sequelize, pubsub } = infrastructure;
+    const instanceConfig =
+      overrides.instanceConfig ??
+      new InstanceConfigService({
+        env: config.instance,
+        domain: config.http.domain,
+        version: appVersion(),
+        sequelize,
+        model: defineAdminSettingModel(sequelize),
+        pubsub,
+        logger,
+      });
+    infrastructure.onClose(() => instanceConfig.stop());
     const services: AppServices = {
-      logger,
-      sequelize,
-      pubsub,
-      queue:
-        overrides.queue ??
-        createPgBossQueue({
-          connectionString: url,
-          logger,
-          role: config.role,
-          concurrency: config.queue.concurrency,
-        }),
-      mailer: overrides.mailer ?? createMailer(config.mail, logger),
-      instanceConfig:
-        overrides.instanceConfig ??
-        new InstanceConfigService({
-          env: config.instance,
-          domain: config.http.domain,
-          version: appVersion(),
-          sequelize,
-          model: defineAdminSettingModel(sequelize),
-          pubsub,
-          logger,
-        }),
+      ...infrastructure,
+      instanceConfig,
       statistics:
-        overrides.statistics ?? new StatisticsService({ ttlMs: config.statistics.cacheSeconds * 1000 }),
+        overrides.statistics ??
+        new StatisticsService({ ttlMs: config.statistics.cacheSeconds * 1000, logger }),
       languages: overrides.languages ?? new LanguageService(),
     };
-    return new AppContext(config, services);
+    return new AppContext(config, services, infrastructure);
   }
 
-  /** Releases everything the context holds; safe to call more than once. */
+  /** Releases everything the context opened; safe to call more than once. */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      await this.instanceConfig.stop();
-      await this.queue.stop();
-      await this.pubsub.close();
-      await this.sequelize.close();
-    })();
-    return this.closing;
+    return this.infrastructure.close();
   }
 }

@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { closeHttp, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
@@ -19,11 +19,6 @@ export interface AppServer {
   readonly app: express.Express;
   start(): Promise<{ url: string; port: number }>;
   stop(): Promise<void>;
-}
-
-function displayUrl(host: string, port: number): string {
-  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `http://${name}:${port}`;
 }
 
 /** The events service over a context: GraphQL on /api and /graphql_socket, GraphiQL, /health. */
@@ -85,26 +80,12 @@ export function createServer(ctx: AppContext): AppServer {
       const server = createHttpServer(app);
       httpServer = server;
       ws = attachGraphQLWs(server, { app: ctx, schema, documents, logger });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.http.port, config.http.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const { port } = server.address() as AddressInfo;
-      return { url: displayUrl(config.http.host, port), port };
+      return listenHttp(server, config.http.host, config.http.port);
     },
     stop() {
       stopping ??= (async () => {
         await ws?.close();
-        if (httpServer) {
-          const server = httpServer;
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          // Idle keep-alive connections would hold close() open until they time out.
-          server.closeIdleConnections();
-          await closed;
-        }
+        if (httpServer) await closeHttp(httpServer);
         if (apolloHandler) await apollo.stop();
         await ctx.close();
       })();

@@ -1,16 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import {
-  createLogger,
-  createMailer,
-  createPgBossQueue,
-  createPgPubSub,
-  type JobQueue,
-  type Logger,
-  type Mailer,
-  type PubSub,
-} from '@agora/core';
-import { createSequelize } from '@agora/db';
+import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
+import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
 import type { MicroblogConfig } from './config/config.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
@@ -46,12 +37,10 @@ export class AppContext implements AppContextParts {
   readonly stats: InstanceStatsRegistry;
   readonly instance: InstanceService;
   readonly instanceDocuments: InstanceDocuments;
-  private closing: Promise<void> | undefined;
-
   private constructor(
     parts: AppContextParts,
     /** Releases what this context created (not what the caller passed in), last created first. */
-    private readonly closers: Array<() => Promise<void>>,
+    private readonly infrastructure: OwnedInfrastructure,
   ) {
     this.config = parts.config;
     this.logger = parts.logger;
@@ -65,39 +54,9 @@ export class AppContext implements AppContextParts {
   }
 
   static async fromConfig(config: MicroblogConfig, overrides: AppContextOverrides = {}): Promise<AppContext> {
-    const url = config.db.url;
-    if (url === undefined) {
-      throw new Error(
-        'config.db.url is not set: start the service through startService() (which opens the embedded PostgreSQL) or set DATABASE_URL',
-      );
-    }
-    const closers: Array<() => Promise<void>> = [];
-    const logger = overrides.logger ?? createLogger({ level: config.log.level, name: config.service });
+    const infrastructure = createInfrastructure(config, overrides);
+    const { logger, sequelize, pubsub } = infrastructure;
     try {
-      let sequelize = overrides.sequelize;
-      if (!sequelize) {
-        const created = createSequelize({ url, logger, poolMax: config.db.poolMax });
-        closers.push(() => created.close());
-        sequelize = created;
-      }
-      let queue = overrides.queue;
-      if (!queue) {
-        const created = createPgBossQueue({
-          connectionString: url,
-          logger,
-          role: config.role,
-          concurrency: config.queue.concurrency,
-        });
-        closers.push(() => created.stop());
-        queue = created;
-      }
-      let pubsub = overrides.pubsub;
-      if (!pubsub) {
-        const created = createPgPubSub({ connectionString: url, logger });
-        closers.push(() => created.close());
-        pubsub = created;
-      }
-      const mailer = overrides.mailer ?? createMailer(config.mail, logger);
       const stats = overrides.stats ?? new InstanceStatsRegistry(logger);
       const instance = overrides.instance ?? new InstanceService({ config, sequelize, stats, logger });
       const instanceDocuments =
@@ -106,10 +65,9 @@ export class AppContext implements AppContextParts {
 
       // A change here re-renders before the change call returns; other processes hear of it by pub/sub.
       const origin = randomUUID();
-      const bus = pubsub;
       instance.onChange(async () => {
         await instanceDocuments.invalidate();
-        await bus.publish(INSTANCE_CHANGED_CHANNEL, { origin }).catch((error: unknown) => {
+        await pubsub.publish(INSTANCE_CHANGED_CHANNEL, { origin }).catch((error: unknown) => {
           logger.warn({ err: error }, 'could not tell other processes about an instance change');
         });
       });
@@ -119,31 +77,20 @@ export class AppContext implements AppContextParts {
           logger.error({ err: error }, 're-rendering the instance documents failed');
         });
       });
-      closers.push(unsubscribe);
+      infrastructure.onClose(unsubscribe);
 
       return new AppContext(
-        { config, logger, sequelize, queue, pubsub, mailer, stats, instance, instanceDocuments },
-        closers,
+        { ...infrastructure, config, stats, instance, instanceDocuments },
+        infrastructure,
       );
     } catch (error) {
-      await closeAll(closers, logger);
+      await infrastructure.close();
       throw error;
     }
   }
 
   /** Releases connections and timers this context opened; safe to call more than once. */
   close(): Promise<void> {
-    this.closing ??= closeAll(this.closers, this.logger);
-    return this.closing;
-  }
-}
-
-async function closeAll(closers: Array<() => Promise<void>>, logger: Logger): Promise<void> {
-  for (const close of [...closers].reverse()) {
-    try {
-      await close();
-    } catch (error) {
-      logger.warn({ err: error }, 'error while closing the context');
-    }
+    return this.infrastructure.close();
   }
 }

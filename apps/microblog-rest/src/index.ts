@@ -17,5 +17,4 @@ export {
   type InstanceView,
   type InstanceStats,
   type InstanceStatName,
-  type InstanceStatCounter,
 } from './modules/instance/index.js';

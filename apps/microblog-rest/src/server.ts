@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { closeHttp, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { instanceV1Router } from './api/v1/instance.js';
 import { instanceV2Router } from './api/v2/instance.js';
@@ -12,8 +12,6 @@ import { errorHandler, notFound } from './http/errors.js';
 import { healthRouter } from './http/health.js';
 import { migrationSets } from './migrations/index.js';
 import { nodeInfoRouter } from './well-known/nodeinfo.js';
-
-const STOP_GRACE_MS = 5_000;
 
 export interface AppServer {
   readonly app: express.Express;
@@ -64,32 +62,12 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.instanceDocuments.refresh();
       const server = createHttpServer(app);
       http = server;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.http.port, config.http.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const { port } = server.address() as AddressInfo;
-      const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
-      return { url: `http://${host}:${port}`, port };
+      return listenHttp(server, config.http.host, config.http.port);
     },
 
     stop() {
       stopping ??= (async () => {
-        if (http) {
-          const server = http;
-          await new Promise<void>((resolve) => {
-            // Busy connections may finish their response; after that grace period they are cut.
-            const force = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
-            server.close(() => {
-              clearTimeout(force);
-              resolve();
-            });
-            server.closeIdleConnections();
-          });
-        }
+        if (http) await closeHttp(http);
         if (queueStarted) await ctx.queue.stop();
         await ctx.close();
       })();

@@ -19,3 +19,9 @@ export { openDatabase, type OpenDatabaseOptions, type OpenedDatabase } from './o
 export { checkDatabase, type DatabaseCheck } from './database.health.js';
 export { Sequelize, DataTypes, Op, Model, QueryTypes } from 'sequelize';
 export type { QueryInterface, Transaction, ModelStatic } from 'sequelize';
+export {
+  createInfrastructure,
+  type OwnedInfrastructure,
+  type ServiceInfrastructure,
+} from './service/infrastructure.js';
+export { bootService, type RunningService, type StartableServer } from './service/boot.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '@agora/core';
+import { CounterRegistry, type Logger } from '@agora/core';
 
 /**
  * The usage figures the instance documents publish (v1 `stats`, v2 `usage`, NodeInfo `usage`).
@@ -23,8 +23,6 @@ export interface InstanceStats {
 
 export type InstanceStatName = keyof InstanceStats;
 
-export type InstanceStatCounter = () => Promise<number>;
-
 export const INSTANCE_STAT_NAMES: readonly InstanceStatName[] = [
   'users',
   'activeUsersMonth',
@@ -33,36 +31,9 @@ export const INSTANCE_STAT_NAMES: readonly InstanceStatName[] = [
   'knownDomains',
 ];
 
-export class InstanceStatsRegistry {
-  private readonly counters = new Map<InstanceStatName, InstanceStatCounter>();
-
-  constructor(private readonly logger: Logger) {}
-
-  /** Makes `counter` the source of one figure; a second contribution to the same figure is a wiring bug. */
-  contribute(name: InstanceStatName, counter: InstanceStatCounter): void {
-    if (this.counters.has(name)) throw new Error(`instance stat "${name}" already has a counter`);
-    this.counters.set(name, counter);
-  }
-
-  /** Every figure, counted in parallel; a counter that fails reads 0 (logged) rather than breaking discovery. */
-  async snapshot(): Promise<InstanceStats> {
-    const values = await Promise.all(
-      INSTANCE_STAT_NAMES.map(async (name) => {
-        const counter = this.counters.get(name);
-        if (!counter) return 0;
-        try {
-          const value = await counter();
-          return Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
-        } catch (error) {
-          this.logger.error({ err: error, stat: name }, 'instance stat counter failed');
-          return 0;
-        }
-      }),
-    );
-    const stats = {} as InstanceStats;
-    INSTANCE_STAT_NAMES.forEach((name, index) => {
-      stats[name] = values[index] ?? 0;
-    });
-    return stats;
+/** Where modules contribute the figures above; the instance documents cache the snapshot themselves. */
+export class InstanceStatsRegistry extends CounterRegistry<InstanceStatName> {
+  constructor(logger: Logger) {
+    super(INSTANCE_STAT_NAMES, { logger });
   }
 }

@@ -1,0 +1,2 @@
+export * from './http-server.js';
+export * from './main.js';
