@@ -121,10 +121,18 @@ export function toBaseServiceConfig(
   };
 }
 
-/** Test-only settings: where test databases are created (a server URL) and whether we run in CI. */
-export function testSettings(env: Env = processEnv()): { databaseUrl: string | undefined; ci: boolean } {
+/**
+ * Test-only settings: where test databases are created (a server URL), whether we run in CI, and
+ * the Chromium that browser tests drive (Debian's package by default).
+ */
+export function testSettings(env: Env = processEnv()): {
+  databaseUrl: string | undefined;
+  ci: boolean;
+  chromiumPath: string;
+} {
   return {
     databaseUrl: env.TEST_DATABASE_URL || undefined,
     ci: env.CI === 'true' || env.CI === '1',
+    chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
   };
 }
