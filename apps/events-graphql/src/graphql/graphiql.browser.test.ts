@@ -33,7 +33,8 @@ describe('GraphiQL in a real browser', function () {
     const foreign: string[] = [];
     const failed: string[] = [];
     page.on('request', (request) => {
-      if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) foreign.push(request.url());
+      if (!request.url().startsWith(server.url) && !request.url().startsWith('data:'))
+        foreign.push(request.url());
     });
     page.on('requestfailed', (request) => failed.push(request.url()));
     page.on('pageerror', (error) => failed.push(error.message));
