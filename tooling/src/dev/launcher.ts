@@ -50,10 +50,41 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
   throw new Error(`not healthy after ${timeoutMs / 1000} s`);
 }
 
+const LEVELS: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
+
+/** A service's JSON log line as a person reads it in a terminal: time, level, message, the rest. */
+export function readableLogLine(line: string): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const {
+      level,
+      time,
+      msg,
+      service: _service,
+      name: _name,
+      pid: _pid,
+      hostname: _host,
+      ...rest
+    } = JSON.parse(line) as Record<string, unknown>;
+    const clock = typeof time === 'number' ? new Date(time).toISOString().slice(11, 19) : '';
+    const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
+    return `${clock} ${(LEVELS[level as number] ?? String(level)).padEnd(5)} ${String(msg ?? '')}${extra}`;
+  } catch {
+    return line;
+  }
+}
+
 function prefixOutput(child: ChildProcess, name: string, print: Print): void {
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
-    createInterface({ input: stream }).on('line', (line) => print(`[${name}] ${line}`));
+    createInterface({ input: stream }).on('line', (line) => print(`[${name}] ${readableLogLine(line)}`));
   }
 }
 

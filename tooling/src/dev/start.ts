@@ -12,7 +12,10 @@ try {
     for (const line of entry.landing(config)) print(`  ${line}`);
   }
   print('\nPress Ctrl-C to stop.');
+  let stopping = false;
   const shutdown = () => {
+    if (stopping) return; // Ctrl-C reaches every process of the group, and npm forwards it once more
+    stopping = true;
     print('Stopping…');
     void launcher.stop();
   };

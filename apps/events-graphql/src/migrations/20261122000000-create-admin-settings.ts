@@ -2,7 +2,7 @@ import type { Migration } from '@agora/db';
 
 /** Instance settings saved by administrators; they override the environment's defaults. */
 export const createAdminSettings: Migration = {
-  name: '20251122000000-create-admin-settings',
+  name: '20261122000000-create-admin-settings',
   async up({ sequelize }) {
     await sequelize.query(`
       CREATE TABLE admin_settings (
