@@ -1,0 +1,2 @@
+export * from './password-hash.js';
+export * from './password-policy.js';

@@ -1,0 +1,29 @@
+export {
+  RateLimiter,
+  mostRestrictive,
+  retryAfterSeconds,
+  type RateLimitCheck,
+  type RateLimiterOptions,
+  type RateLimitResult,
+} from './rate-limiter.js';
+export {
+  EVENTS_POLICIES,
+  MICROBLOG_POLICIES,
+  assertPolicy,
+  type RateLimitPolicy,
+} from './rate-limit.policies.js';
+export {
+  emailSubject,
+  ipSubject,
+  parseIp,
+  tokenSubject,
+  userSubject,
+  type ParsedIp,
+  type RateLimitSubject,
+} from './rate-limit.subjects.js';
+export {
+  LOOPBACK_SAFELIST,
+  rateLimit,
+  rateLimitHeaders,
+  type RateLimitMiddlewareOptions,
+} from './rate-limit.middleware.js';

@@ -1,0 +1,11 @@
+export {
+  JwtSessions,
+  SESSION_MESSAGES,
+  MIN_SECRET_BYTES,
+  ACCESS_TTL_SECONDS,
+  REFRESH_TTL_SECONDS,
+  type AccessCheck,
+  type AccessTokenFailure,
+  type TokenPair,
+  type JwtSessionsOptions,
+} from './jwt-sessions.js';
