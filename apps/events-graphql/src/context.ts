@@ -1,3 +1,4 @@
+import { JwtSessions, RateLimiter, UserStore } from '@agora/auth';
 import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
 import type { Sequelize } from 'sequelize';
@@ -6,7 +7,13 @@ import { defineAdminSettingModel } from './modules/config/admin-setting.model.js
 import { InstanceConfigService } from './modules/config/config.service.js';
 import { LanguageService } from './modules/languages/language.service.js';
 import { StatisticsService } from './modules/statistics/statistics.service.js';
+import { resolveJwtSecret } from './modules/users/jwt-secret.js';
+import { defineUserSettingsModel } from './modules/users/user-settings.model.js';
+import { UserService } from './modules/users/user.service.js';
 import { appVersion } from './version.js';
+
+/** The reference's `iss` claim, so tokens look the same to its clients. */
+const JWT_ISSUER = 'mobilizon';
 
 /** Everything the service's code may use, built once per process (or per test server). */
 export interface AppServices {
@@ -18,6 +25,11 @@ export interface AppServices {
   instanceConfig: InstanceConfigService;
   statistics: StatisticsService;
   languages: LanguageService;
+  sessions: JwtSessions;
+  rateLimiter: RateLimiter;
+  users: UserService;
+  /** The time rate-limit windows are computed from; tests pin it instead of sleeping. */
+  clock: () => Date;
 }
 
 /** The composition root: the one place where the service's parts are built and wired. */
@@ -30,6 +42,10 @@ export class AppContext implements AppServices {
   readonly instanceConfig: InstanceConfigService;
   readonly statistics: StatisticsService;
   readonly languages: LanguageService;
+  readonly sessions: JwtSessions;
+  readonly rateLimiter: RateLimiter;
+  readonly users: UserService;
+  readonly clock: () => Date;
   private constructor(
     readonly config: EventsConfig,
     services: AppServices,
@@ -43,10 +59,16 @@ export class AppContext implements AppServices {
     this.instanceConfig = services.instanceConfig;
     this.statistics = services.statistics;
     this.languages = services.languages;
+    this.sessions = services.sessions;
+    this.rateLimiter = services.rateLimiter;
+    this.users = services.users;
+    this.clock = services.clock;
   }
 
   /** Builds the context; `overrides` replace parts (tests, tools). Needs `config.db.url` (see openDatabase). */
   static async fromConfig(config: EventsConfig, overrides: Partial<AppServices> = {}): Promise<AppContext> {
+    // Before anything is opened: a missing or unreadable secret must not leave connections behind.
+    const jwtSecret = overrides.sessions ? undefined : await resolveJwtSecret(config);
     const infrastructure = createInfrastructure(config, overrides);
     const { logger, sequelize, pubsub } = infrastructure;
     const instanceConfig =
@@ -61,13 +83,38 @@ export class AppContext implements AppServices {
         logger,
       });
     infrastructure.onClose(() => instanceConfig.stop());
+    const sessions =
+      overrides.sessions ?? new JwtSessions({ sequelize, secret: jwtSecret!, issuer: JWT_ISSUER });
+    const clock = overrides.clock ?? (() => new Date());
+    const rateLimiter = overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, now: clock });
+    const statistics =
+      overrides.statistics ?? new StatisticsService({ ttlMs: config.statistics.cacheSeconds * 1000, logger });
+    const store = new UserStore({ sequelize });
+    const users =
+      overrides.users ??
+      new UserService({
+        store,
+        sessions,
+        limiter: rateLimiter,
+        mailer: infrastructure.mailer,
+        settingsModel: defineUserSettingsModel(sequelize),
+        registrationPolicy: () => ({
+          open: instanceConfig.settings().registrationsOpen,
+          allowlist: config.instance.registrationEmailAllowlist,
+          denylist: config.instance.registrationEmailDenylist,
+        }),
+        publicUrl: config.http.publicUrl,
+        instanceName: () => instanceConfig.settings().instanceName,
+      });
     const services: AppServices = {
       ...infrastructure,
       instanceConfig,
-      statistics:
-        overrides.statistics ??
-        new StatisticsService({ ttlMs: config.statistics.cacheSeconds * 1000, logger }),
+      statistics,
       languages: overrides.languages ?? new LanguageService(),
+      sessions,
+      rateLimiter,
+      users,
+      clock,
     };
     return new AppContext(config, services, infrastructure);
   }

@@ -14,6 +14,7 @@ import { buildSchema, RESPONSE_STATE_TOKENS, VALIDATION_RULES } from './graphql/
 import { attachGraphQLWs } from './graphql/ws.js';
 import { healthRouter } from './http/health.js';
 import { migrationSets } from './migrations/index.js';
+import { BearerAuthentication } from './modules/users/bearer-auth.js';
 
 export interface AppServer {
   readonly app: express.Express;
@@ -31,7 +32,9 @@ export function createServer(ctx: AppContext): AppServer {
     logger: logger.child({ component: 'apollo' }),
     nodeEnv: config.nodeEnv,
   });
-  const createContext = (req: express.Request) => new RequestContext(ctx, req.headers);
+  const bearer = new BearerAuthentication(ctx.sessions);
+  const createContext = (req: express.Request) =>
+    new RequestContext(ctx, req.headers, { ip: req.ip, userId: bearer.userIdOf(req) });
   let apolloHandler: RequestHandler | undefined;
 
   const app = express();
@@ -40,6 +43,8 @@ export function createServer(ctx: AppContext): AppServer {
   app.set('etag', false);
   app.set('trust proxy', config.http.trustProxy);
   app.use(healthRouter(ctx));
+  // Before GraphQL on every path to it (Apollo and the fast path alike): a bad token never gets that far.
+  app.use('/api', bearer.middleware);
   app.use(
     graphqlHttpRouter({
       schema,

@@ -24,6 +24,8 @@ export interface InstanceEnvConfig {
   registrationsOpen: boolean;
   /** Only these emails (or @domains) may register; empty = anyone. */
   registrationEmailAllowlist: string[];
+  /** These emails (or @domains) may never register, whatever the other settings say. */
+  registrationEmailDenylist: string[];
   demoMode: boolean;
   federating: boolean;
   anonymous: {
@@ -53,6 +55,10 @@ export interface EventsConfig extends BaseServiceConfig {
     fastPath: boolean;
   };
   statistics: { cacheSeconds: number };
+  auth: {
+    /** Signs the JWT pairs; unset outside production, a generated one is kept in the data folder. */
+    jwtSecret: string | undefined;
+  };
 }
 
 const schema = z
@@ -63,6 +69,7 @@ const schema = z
     INSTANCE_LANGUAGES: envList([]),
     REGISTRATIONS_OPEN: envBoolean(false),
     REGISTRATION_EMAIL_ALLOWLIST: envList([]),
+    REGISTRATION_EMAIL_DENYLIST: envList([]),
     DEMO_MODE: envBoolean(false),
     FEDERATING: envBoolean(true),
     ANONYMOUS_PARTICIPATION: envBoolean(true),
@@ -94,6 +101,17 @@ const schema = z
     GRAPHIQL_ENABLED: envBoolean(true),
     GRAPHQL_FAST_PATH: envBoolean(true),
     STATISTICS_CACHE_SECONDS: envInt(60),
+    JWT_SECRET: z
+      .string()
+      .optional()
+      .refine((secret) => secret === undefined || Buffer.byteLength(secret) >= 32, {
+        message: 'must be at least 32 bytes long',
+      }),
+  })
+  .superRefine((env, issues) => {
+    if (env.NODE_ENV === 'production' && env.JWT_SECRET === undefined) {
+      issues.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required in production' });
+    }
   })
   .transform((env): EventsConfig => ({
     ...toBaseServiceConfig(env, 'events', 'agora_events'),
@@ -103,6 +121,7 @@ const schema = z
       languages: env.INSTANCE_LANGUAGES,
       registrationsOpen: env.REGISTRATIONS_OPEN,
       registrationEmailAllowlist: env.REGISTRATION_EMAIL_ALLOWLIST,
+      registrationEmailDenylist: env.REGISTRATION_EMAIL_DENYLIST,
       demoMode: env.DEMO_MODE,
       federating: env.FEDERATING,
       anonymous: {
@@ -145,6 +164,7 @@ const schema = z
     },
     graphql: { graphiql: env.GRAPHIQL_ENABLED, fastPath: env.GRAPHQL_FAST_PATH },
     statistics: { cacheSeconds: env.STATISTICS_CACHE_SECONDS },
+    auth: { jwtSecret: env.JWT_SECRET },
   }));
 
 /** Reads the events service's configuration; every problem is reported at once as a ConfigError. */

@@ -1,24 +1,53 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
+import type { UserRecord } from '../modules/users/user.service.js';
 
 /** What every resolver receives. Created per operation, so it must stay cheap: derive lazily. */
 export interface GraphQLContext {
   readonly app: AppContext;
   /** The caller's preferred locale (BCP 47), from Accept-Language; "en" by default. */
   readonly locale: string;
+  /** The caller's address (behind trusted proxies: the client's), for rate limits and sign-in records. */
+  readonly ip: string | undefined;
+  /** The user id of a verified access token; undefined for anonymous callers. */
+  readonly userId: string | undefined;
+  /** The signed-in user, loaded at most once per operation; null when anonymous or gone. */
+  viewer(): Promise<UserRecord | null>;
+}
+
+/** What the transport established about the caller before GraphQL ran. */
+export interface RequestCaller {
+  ip?: string | undefined;
+  userId?: string | undefined;
 }
 
 export class RequestContext implements GraphQLContext {
   private preferredLocale: string | undefined;
+  private loadedViewer: Promise<UserRecord | null> | undefined;
 
   constructor(
     readonly app: AppContext,
     private readonly headers: IncomingHttpHeaders,
+    private readonly caller: RequestCaller = {},
   ) {}
 
   get locale(): string {
     this.preferredLocale ??= preferredLocale(this.headers['accept-language']);
     return this.preferredLocale;
+  }
+
+  get ip(): string | undefined {
+    return this.caller.ip;
+  }
+
+  get userId(): string | undefined {
+    return this.caller.userId;
+  }
+
+  viewer(): Promise<UserRecord | null> {
+    const { userId } = this.caller;
+    this.loadedViewer ??= userId === undefined ? Promise.resolve(null) : this.app.users.findById(userId);
+    return this.loadedViewer;
   }
 }
 

@@ -74,6 +74,19 @@ function wire(
 }
 
 /**
+ * The reference reports business refusals given as plain strings ("Too many requests", "The current
+ * password is invalid"…) as `unknown_error` with status_code 500, whatever the error's kind.
+ */
+const REFUSAL_CODE = 'unknown_error';
+
+/** Code and status_code of an application error as the reference sends them. */
+function wireCode(error: AppError): { code: string; status: number } {
+  // Rate limits and the re-send guard are plain-string refusals there too ("Too many requests").
+  if (error.kind === 'RateLimited' || error.code === REFUSAL_CODE) return { code: REFUSAL_CODE, status: 500 };
+  return { code: error.code, status: error.status };
+}
+
+/**
  * Maps anything a GraphQL operation failed with to the reference's error shape: the closed set of
  * application errors as they are (a BadInput with field details becomes one error per field), errors
  * about the request with their own message, and anything else as a logged, generic 500.
@@ -86,12 +99,13 @@ export function formatError(error: unknown, logger: Logger): WireError[] {
     if (original.kind === 'Internal') {
       logger.error({ err: original.cause ?? original, path: graphQLError?.path }, 'GraphQL operation failed');
     }
+    const { code, status } = wireCode(original);
     if (original.fields && Object.keys(original.fields).length > 0) {
       return Object.entries(original.fields).map(([field, messages]) =>
-        wire(messages, original.code, original.status, graphQLError, field),
+        wire(messages, code, status, graphQLError, field),
       );
     }
-    return [wire(original.message, original.code, original.status, graphQLError)];
+    return [wire(original.message, code, status, graphQLError)];
   }
 
   const code = graphQLError?.extensions.code;
@@ -123,4 +137,17 @@ export function sendHttpError(res: Response, status: number, code: string, messa
     .status(status)
     .type('application/json')
     .send(JSON.stringify({ errors: [wire(message, code, status, undefined)] }) + '\n');
+}
+
+/**
+ * The reference's answer to a present but unusable access token, before GraphQL runs (clients read the
+ * 401 as "refresh the token and retry"; CORS lets browsers see it).
+ */
+export function sendInvalidToken(res: Response, reason: string): void {
+  if (res.headersSent) return;
+  res
+    .status(401)
+    .set('access-control-allow-origin', '*')
+    .type('application/json')
+    .send(JSON.stringify({ message: 'invalid_token', details: `:${reason}` }));
 }

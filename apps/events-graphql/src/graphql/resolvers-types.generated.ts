@@ -18,8 +18,15 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /** A date and time in UTC, ISO 8601 (e.g. `2026-11-22T10:00:00Z`). */
+  DateTime: { input: any; output: any; }
   /** An IANA time zone identifier, such as `Europe/Paris`. */
   Timezone: { input: string; output: string; }
+};
+
+/** Something an action log entry can be about. */
+export type ActionLogObject = {
+  id: Maybe<Scalars['ID']['output']>;
 };
 
 export type Analytics = {
@@ -167,6 +174,11 @@ export type ConfigTermsArgs = {
   locale?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type DeletedObject = {
+  __typename?: 'DeletedObject';
+  id: Maybe<Scalars['ID']['output']>;
+};
+
 export type EventCategoryOption = {
   __typename?: 'EventCategoryOption';
   /** The EventCategory value */
@@ -223,6 +235,14 @@ export type Language = {
   name: Maybe<Scalars['String']['output']>;
 };
 
+/** A signed-in session: a short-lived access token and the refresh token that renews it. */
+export type Login = {
+  __typename?: 'Login';
+  accessToken: Scalars['String']['output'];
+  refreshToken: Scalars['String']['output'];
+  user: User;
+};
+
 export type Lonlat = {
   __typename?: 'Lonlat';
   latitude: Maybe<Scalars['Float']['output']>;
@@ -256,6 +276,14 @@ export type MediaMetadata = {
   width: Maybe<Scalars['Int']['output']>;
 };
 
+/** When to be told about pending requests. */
+export type NotificationPendingEnum =
+  | 'DIRECT'
+  | 'NONE'
+  | 'ONE_DAY'
+  | 'ONE_HOUR'
+  | 'ONE_WEEK';
+
 export type OauthProvider = {
   __typename?: 'OauthProvider';
   id: Maybe<Scalars['String']['output']>;
@@ -267,6 +295,12 @@ export type Privacy = {
   bodyHtml: Maybe<Scalars['String']['output']>;
   type: Maybe<InstancePrivacyType>;
   url: Maybe<Scalars['String']['output']>;
+};
+
+export type RefreshedToken = {
+  __typename?: 'RefreshedToken';
+  accessToken: Scalars['String']['output'];
+  refreshToken: Scalars['String']['output'];
 };
 
 export type ResourceProvider = {
@@ -282,19 +316,162 @@ export type Restrictions = {
   onlyGroupsCanCreateEvents: Maybe<Scalars['Boolean']['output']>;
 };
 
+export type RootMutationType = {
+  __typename?: 'RootMutationType';
+  /** Change a user's email, role or confirmation (administrators) */
+  adminUpdateUser: Maybe<User>;
+  /** Start changing the signed-in user's email: a link is sent to the new address */
+  changeEmail: Maybe<User>;
+  changePassword: Maybe<User>;
+  /** Register; a confirmation link is sent by email */
+  createUser: Maybe<User>;
+  /** Delete the signed-in user's account */
+  deleteAccount: Maybe<DeletedObject>;
+  login: Maybe<Login>;
+  /** Revoke a refresh token */
+  logout: Maybe<Scalars['String']['output']>;
+  /** Exchange a refresh token for a new pair; the old refresh token stops working */
+  refreshToken: Maybe<RefreshedToken>;
+  resendConfirmationEmail: Maybe<Scalars['String']['output']>;
+  resetPassword: Maybe<Login>;
+  sendResetPassword: Maybe<Scalars['String']['output']>;
+  setUserSettings: Maybe<UserSettings>;
+  updateLocale: Maybe<User>;
+  /** Confirm an email change with the token sent to the new address */
+  validateEmail: Maybe<User>;
+  /** Confirm a registration with the token sent by email */
+  validateUser: Maybe<Login>;
+};
+
+
+export type RootMutationTypeAdminUpdateUserArgs = {
+  confirmed?: InputMaybe<Scalars['Boolean']['input']>;
+  email?: InputMaybe<Scalars['String']['input']>;
+  id: Scalars['ID']['input'];
+  notify?: InputMaybe<Scalars['Boolean']['input']>;
+  role?: InputMaybe<UserRole>;
+};
+
+
+export type RootMutationTypeChangeEmailArgs = {
+  email: Scalars['String']['input'];
+  password: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeChangePasswordArgs = {
+  newPassword: Scalars['String']['input'];
+  oldPassword: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeCreateUserArgs = {
+  email: Scalars['String']['input'];
+  locale?: InputMaybe<Scalars['String']['input']>;
+  password: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeDeleteAccountArgs = {
+  password?: InputMaybe<Scalars['String']['input']>;
+  userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type RootMutationTypeLoginArgs = {
+  email: Scalars['String']['input'];
+  password: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeLogoutArgs = {
+  refreshToken: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeRefreshTokenArgs = {
+  refreshToken: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeResendConfirmationEmailArgs = {
+  email: Scalars['String']['input'];
+  locale?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeResetPasswordArgs = {
+  locale?: InputMaybe<Scalars['String']['input']>;
+  password: Scalars['String']['input'];
+  token: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeSendResetPasswordArgs = {
+  email: Scalars['String']['input'];
+  locale?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeSetUserSettingsArgs = {
+  groupNotifications?: InputMaybe<NotificationPendingEnum>;
+  notificationBeforeEvent?: InputMaybe<Scalars['Boolean']['input']>;
+  notificationEachWeek?: InputMaybe<Scalars['Boolean']['input']>;
+  notificationOnDay?: InputMaybe<Scalars['Boolean']['input']>;
+  notificationPendingMembership?: InputMaybe<NotificationPendingEnum>;
+  notificationPendingParticipation?: InputMaybe<NotificationPendingEnum>;
+  timezone?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeUpdateLocaleArgs = {
+  locale?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeValidateEmailArgs = {
+  token: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeValidateUserArgs = {
+  token: Scalars['String']['input'];
+};
+
 export type RootQueryType = {
   __typename?: 'RootQueryType';
   /** The instance's public configuration */
   config: Maybe<Config>;
   /** Known languages, optionally only those with the given codes */
   languages: Maybe<Array<Maybe<Language>>>;
+  /** The signed-in user */
+  loggedUser: Maybe<User>;
   /** Counts about this instance (cached for a short while) */
   statistics: Maybe<Statistics>;
+  /** A user, for instance moderators */
+  user: Maybe<User>;
+  /** Users, for instance moderators */
+  users: Maybe<Users>;
 };
 
 
 export type RootQueryTypeLanguagesArgs = {
   codes?: InputMaybe<Array<InputMaybe<Scalars['String']['input']>>>;
+};
+
+
+export type RootQueryTypeUserArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type RootQueryTypeUsersArgs = {
+  currentSignInIp?: InputMaybe<Scalars['String']['input']>;
+  direction?: InputMaybe<SortDirection>;
+  email?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+  sort?: InputMaybe<SortableUserField>;
 };
 
 export type Routing = {
@@ -310,6 +487,13 @@ export type SearchSettings = {
   __typename?: 'SearchSettings';
   global: Maybe<GlobalSearchSettings>;
 };
+
+export type SortDirection =
+  | 'ASC'
+  | 'DESC';
+
+export type SortableUserField =
+  | 'ID';
 
 /** Counts about this instance's content and federation. */
 export type Statistics = {
@@ -344,6 +528,55 @@ export type UploadLimits = {
   avatar: Maybe<Scalars['Int']['output']>;
   banner: Maybe<Scalars['Int']['output']>;
   default: Maybe<Scalars['Int']['output']>;
+};
+
+/** A local account: credentials, role and preferences (its profiles come with the actor model). */
+export type User = ActionLogObject & {
+  __typename?: 'User';
+  confirmationSentAt: Maybe<Scalars['DateTime']['output']>;
+  /** Never exposed: always null */
+  confirmationToken: Maybe<Scalars['String']['output']>;
+  confirmedAt: Maybe<Scalars['DateTime']['output']>;
+  currentSignInAt: Maybe<Scalars['DateTime']['output']>;
+  currentSignInIp: Maybe<Scalars['String']['output']>;
+  disabled: Maybe<Scalars['Boolean']['output']>;
+  email: Scalars['String']['output'];
+  id: Maybe<Scalars['ID']['output']>;
+  lastSignInAt: Maybe<Scalars['DateTime']['output']>;
+  lastSignInIp: Maybe<Scalars['String']['output']>;
+  locale: Maybe<Scalars['String']['output']>;
+  /** Login provider (null: this instance's database) */
+  provider: Maybe<Scalars['String']['output']>;
+  resetPasswordSentAt: Maybe<Scalars['DateTime']['output']>;
+  /** Never exposed: always null */
+  resetPasswordToken: Maybe<Scalars['String']['output']>;
+  role: Maybe<UserRole>;
+  /** The user's own settings (the user or an instance moderator) */
+  settings: Maybe<UserSettings>;
+};
+
+/** The instance role of a user; each role includes the ones below it. */
+export type UserRole =
+  | 'ADMINISTRATOR'
+  | 'MODERATOR'
+  | 'USER';
+
+export type UserSettings = {
+  __typename?: 'UserSettings';
+  groupNotifications: Maybe<NotificationPendingEnum>;
+  notificationBeforeEvent: Maybe<Scalars['Boolean']['output']>;
+  notificationEachWeek: Maybe<Scalars['Boolean']['output']>;
+  notificationOnDay: Maybe<Scalars['Boolean']['output']>;
+  notificationPendingMembership: Maybe<NotificationPendingEnum>;
+  notificationPendingParticipation: Maybe<NotificationPendingEnum>;
+  /** An IANA time zone identifier */
+  timezone: Maybe<Scalars['String']['output']>;
+};
+
+export type Users = {
+  __typename?: 'Users';
+  elements: Array<Maybe<User>>;
+  total: Scalars['Int']['output'];
 };
 
 export type WebPush = {
@@ -422,16 +655,21 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 
 
+/** Mapping of interface types */
+export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
+  ActionLogObject: ( User );
+};
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  ActionLogObject: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ActionLogObject']>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Analytics: ResolverTypeWrapper<Analytics>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   AnalyticsConfiguration: ResolverTypeWrapper<AnalyticsConfiguration>;
   AnalyticsConfigurationType: AnalyticsConfigurationType;
   Anonymous: ResolverTypeWrapper<Anonymous>;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   AnonymousEventCreation: ResolverTypeWrapper<AnonymousEventCreation>;
   AnonymousEventCreationValidation: ResolverTypeWrapper<AnonymousEventCreationValidation>;
   AnonymousEventCreationValidationCaptcha: ResolverTypeWrapper<AnonymousEventCreationValidationCaptcha>;
@@ -444,6 +682,8 @@ export type ResolversTypes = {
   Auth: ResolverTypeWrapper<Auth>;
   Config: ResolverTypeWrapper<InstanceConfig>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeletedObject: ResolverTypeWrapper<DeletedObject>;
   EventCategoryOption: ResolverTypeWrapper<EventCategoryOption>;
   ExportFormats: ResolverTypeWrapper<ExportFormats>;
   Features: ResolverTypeWrapper<Features>;
@@ -453,35 +693,46 @@ export type ResolversTypes = {
   InstancePrivacyType: InstancePrivacyType;
   InstanceTermsType: InstanceTermsType;
   Language: ResolverTypeWrapper<Language>;
+  Login: ResolverTypeWrapper<Login>;
   Lonlat: ResolverTypeWrapper<Lonlat>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Maps: ResolverTypeWrapper<Maps>;
   Media: ResolverTypeWrapper<Media>;
   MediaMetadata: ResolverTypeWrapper<MediaMetadata>;
+  NotificationPendingEnum: NotificationPendingEnum;
   OauthProvider: ResolverTypeWrapper<OauthProvider>;
   Privacy: ResolverTypeWrapper<Privacy>;
+  RefreshedToken: ResolverTypeWrapper<RefreshedToken>;
   ResourceProvider: ResolverTypeWrapper<ResourceProvider>;
   Restrictions: ResolverTypeWrapper<Restrictions>;
+  RootMutationType: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RootQueryType: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Routing: ResolverTypeWrapper<Routing>;
   RoutingType: RoutingType;
   SearchSettings: ResolverTypeWrapper<SearchSettings>;
+  SortDirection: SortDirection;
+  SortableUserField: SortableUserField;
   Statistics: ResolverTypeWrapper<Statistics>;
   Terms: ResolverTypeWrapper<Terms>;
   Tiles: ResolverTypeWrapper<Tiles>;
   Timezone: ResolverTypeWrapper<Scalars['Timezone']['output']>;
   UploadLimits: ResolverTypeWrapper<UploadLimits>;
+  User: ResolverTypeWrapper<User>;
+  UserRole: UserRole;
+  UserSettings: ResolverTypeWrapper<UserSettings>;
+  Users: ResolverTypeWrapper<Users>;
   WebPush: ResolverTypeWrapper<WebPush>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  ActionLogObject: ResolversInterfaceTypes<ResolversParentTypes>['ActionLogObject'];
+  ID: Scalars['ID']['output'];
   Analytics: Analytics;
   Boolean: Scalars['Boolean']['output'];
   String: Scalars['String']['output'];
   AnalyticsConfiguration: AnalyticsConfiguration;
   Anonymous: Anonymous;
-  ID: Scalars['ID']['output'];
   AnonymousEventCreation: AnonymousEventCreation;
   AnonymousEventCreationValidation: AnonymousEventCreationValidation;
   AnonymousEventCreationValidationCaptcha: AnonymousEventCreationValidationCaptcha;
@@ -494,6 +745,8 @@ export type ResolversParentTypes = {
   Auth: Auth;
   Config: InstanceConfig;
   Int: Scalars['Int']['output'];
+  DateTime: Scalars['DateTime']['output'];
+  DeletedObject: DeletedObject;
   EventCategoryOption: EventCategoryOption;
   ExportFormats: ExportFormats;
   Features: Features;
@@ -501,6 +754,7 @@ export type ResolversParentTypes = {
   GlobalSearchSettings: GlobalSearchSettings;
   InstanceFeeds: InstanceFeeds;
   Language: Language;
+  Login: Login;
   Lonlat: Lonlat;
   Float: Scalars['Float']['output'];
   Maps: Maps;
@@ -508,8 +762,10 @@ export type ResolversParentTypes = {
   MediaMetadata: MediaMetadata;
   OauthProvider: OauthProvider;
   Privacy: Privacy;
+  RefreshedToken: RefreshedToken;
   ResourceProvider: ResourceProvider;
   Restrictions: Restrictions;
+  RootMutationType: Record<PropertyKey, never>;
   RootQueryType: Record<PropertyKey, never>;
   Routing: Routing;
   SearchSettings: SearchSettings;
@@ -518,7 +774,14 @@ export type ResolversParentTypes = {
   Tiles: Tiles;
   Timezone: Scalars['Timezone']['output'];
   UploadLimits: UploadLimits;
+  User: User;
+  UserSettings: UserSettings;
+  Users: Users;
   WebPush: WebPush;
+};
+
+export type ActionLogObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActionLogObject'] = ResolversParentTypes['ActionLogObject']> = {
+  __resolveType: TypeResolveFn<'User', ParentType, ContextType>;
 };
 
 export type AnalyticsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Analytics'] = ResolversParentTypes['Analytics']> = {
@@ -628,6 +891,14 @@ export type ConfigResolvers<ContextType = GraphQLContext, ParentType extends Res
   webPush?: Resolver<Maybe<ResolversTypes['WebPush']>, ParentType, ContextType>;
 };
 
+export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
+  name: 'DateTime';
+}
+
+export type DeletedObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletedObject'] = ResolversParentTypes['DeletedObject']> = {
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
 export type EventCategoryOptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventCategoryOption'] = ResolversParentTypes['EventCategoryOption']> = {
   id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -661,6 +932,12 @@ export type InstanceFeedsResolvers<ContextType = GraphQLContext, ParentType exte
 export type LanguageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Language'] = ResolversParentTypes['Language']> = {
   code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type LoginResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Login'] = ResolversParentTypes['Login']> = {
+  accessToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  refreshToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
 };
 
 export type LonlatResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Lonlat'] = ResolversParentTypes['Lonlat']> = {
@@ -700,6 +977,11 @@ export type PrivacyResolvers<ContextType = GraphQLContext, ParentType extends Re
   url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type RefreshedTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RefreshedToken'] = ResolversParentTypes['RefreshedToken']> = {
+  accessToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  refreshToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type ResourceProviderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ResourceProvider'] = ResolversParentTypes['ResourceProvider']> = {
   endpoint?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   software?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -711,10 +993,31 @@ export type RestrictionsResolvers<ContextType = GraphQLContext, ParentType exten
   onlyGroupsCanCreateEvents?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
 };
 
+export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootMutationType'] = ResolversParentTypes['RootMutationType']> = {
+  adminUpdateUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeAdminUpdateUserArgs, 'id' | 'notify'>>;
+  changeEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeEmailArgs, 'email' | 'password'>>;
+  changePassword?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangePasswordArgs, 'newPassword' | 'oldPassword'>>;
+  createUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateUserArgs, 'email' | 'password'>>;
+  deleteAccount?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, Partial<RootMutationTypeDeleteAccountArgs>>;
+  login?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeLoginArgs, 'email' | 'password'>>;
+  logout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeLogoutArgs, 'refreshToken'>>;
+  refreshToken?: Resolver<Maybe<ResolversTypes['RefreshedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeRefreshTokenArgs, 'refreshToken'>>;
+  resendConfirmationEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeResendConfirmationEmailArgs, 'email'>>;
+  resetPassword?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeResetPasswordArgs, 'locale' | 'password' | 'token'>>;
+  sendResetPassword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeSendResetPasswordArgs, 'email'>>;
+  setUserSettings?: Resolver<Maybe<ResolversTypes['UserSettings']>, ParentType, ContextType, Partial<RootMutationTypeSetUserSettingsArgs>>;
+  updateLocale?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<RootMutationTypeUpdateLocaleArgs>>;
+  validateEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeValidateEmailArgs, 'token'>>;
+  validateUser?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeValidateUserArgs, 'token'>>;
+};
+
 export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootQueryType'] = ResolversParentTypes['RootQueryType']> = {
   config?: Resolver<Maybe<ResolversTypes['Config']>, ParentType, ContextType>;
   languages?: Resolver<Maybe<Array<Maybe<ResolversTypes['Language']>>>, ParentType, ContextType, Partial<RootQueryTypeLanguagesArgs>>;
+  loggedUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
   statistics?: Resolver<Maybe<ResolversTypes['Statistics']>, ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootQueryTypeUserArgs, 'id'>>;
+  users?: Resolver<Maybe<ResolversTypes['Users']>, ParentType, ContextType, RequireFields<RootQueryTypeUsersArgs, 'direction' | 'email' | 'limit' | 'page' | 'sort'>>;
 };
 
 export type RoutingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Routing'] = ResolversParentTypes['Routing']> = {
@@ -758,12 +1061,48 @@ export type UploadLimitsResolvers<ContextType = GraphQLContext, ParentType exten
   default?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
+  confirmationSentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  confirmationToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  confirmedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  currentSignInAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  currentSignInIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  lastSignInAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastSignInIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  provider?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  resetPasswordSentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  resetPasswordToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  role?: Resolver<Maybe<ResolversTypes['UserRole']>, ParentType, ContextType>;
+  settings?: Resolver<Maybe<ResolversTypes['UserSettings']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type UserSettingsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserSettings'] = ResolversParentTypes['UserSettings']> = {
+  groupNotifications?: Resolver<Maybe<ResolversTypes['NotificationPendingEnum']>, ParentType, ContextType>;
+  notificationBeforeEvent?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  notificationEachWeek?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  notificationOnDay?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  notificationPendingMembership?: Resolver<Maybe<ResolversTypes['NotificationPendingEnum']>, ParentType, ContextType>;
+  notificationPendingParticipation?: Resolver<Maybe<ResolversTypes['NotificationPendingEnum']>, ParentType, ContextType>;
+  timezone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type UsersResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Users'] = ResolversParentTypes['Users']> = {
+  elements?: Resolver<Array<Maybe<ResolversTypes['User']>>, ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type WebPushResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebPush'] = ResolversParentTypes['WebPush']> = {
   enabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   publicKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  ActionLogObject?: ActionLogObjectResolvers<ContextType>;
   Analytics?: AnalyticsResolvers<ContextType>;
   AnalyticsConfiguration?: AnalyticsConfigurationResolvers<ContextType>;
   Anonymous?: AnonymousResolvers<ContextType>;
@@ -778,6 +1117,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AnonymousReports?: AnonymousReportsResolvers<ContextType>;
   Auth?: AuthResolvers<ContextType>;
   Config?: ConfigResolvers<ContextType>;
+  DateTime?: GraphQLScalarType;
+  DeletedObject?: DeletedObjectResolvers<ContextType>;
   EventCategoryOption?: EventCategoryOptionResolvers<ContextType>;
   ExportFormats?: ExportFormatsResolvers<ContextType>;
   Features?: FeaturesResolvers<ContextType>;
@@ -785,14 +1126,17 @@ export type Resolvers<ContextType = GraphQLContext> = {
   GlobalSearchSettings?: GlobalSearchSettingsResolvers<ContextType>;
   InstanceFeeds?: InstanceFeedsResolvers<ContextType>;
   Language?: LanguageResolvers<ContextType>;
+  Login?: LoginResolvers<ContextType>;
   Lonlat?: LonlatResolvers<ContextType>;
   Maps?: MapsResolvers<ContextType>;
   Media?: MediaResolvers<ContextType>;
   MediaMetadata?: MediaMetadataResolvers<ContextType>;
   OauthProvider?: OauthProviderResolvers<ContextType>;
   Privacy?: PrivacyResolvers<ContextType>;
+  RefreshedToken?: RefreshedTokenResolvers<ContextType>;
   ResourceProvider?: ResourceProviderResolvers<ContextType>;
   Restrictions?: RestrictionsResolvers<ContextType>;
+  RootMutationType?: RootMutationTypeResolvers<ContextType>;
   RootQueryType?: RootQueryTypeResolvers<ContextType>;
   Routing?: RoutingResolvers<ContextType>;
   SearchSettings?: SearchSettingsResolvers<ContextType>;
@@ -801,6 +1145,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Tiles?: TilesResolvers<ContextType>;
   Timezone?: GraphQLScalarType;
   UploadLimits?: UploadLimitsResolvers<ContextType>;
+  User?: UserResolvers<ContextType>;
+  UserSettings?: UserSettingsResolvers<ContextType>;
+  Users?: UsersResolvers<ContextType>;
   WebPush?: WebPushResolvers<ContextType>;
 };
 

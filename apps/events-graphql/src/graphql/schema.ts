@@ -5,6 +5,7 @@ import { configResolvers, configStateTokens } from '../modules/config/config.res
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
 import { scalarsResolvers } from '../modules/scalars/scalars.resolvers.js';
 import { statisticsResolvers } from '../modules/statistics/statistics.resolvers.js';
+import { usersResolvers } from '../modules/users/users.resolvers.js';
 import type { StateToken } from './response-cache.js';
 import type { Resolvers } from './resolvers-types.generated.js';
 import { loadTypeDefs } from './type-defs.js';
@@ -15,6 +16,7 @@ const MODULE_RESOLVERS: Resolvers[] = [
   configResolvers,
   statisticsResolvers,
   languagesResolvers,
+  usersResolvers,
 ];
 
 /** Root query fields whose whole responses may be reused while their state token is unchanged. */

@@ -1,7 +1,12 @@
+import { authMigrationSet } from '@agora/auth';
 import type { MigrationSet } from '@agora/db';
 import { createAdminSettings } from './20261122000000-create-admin-settings.js';
+import { createUserSettings } from './20261122110000-create-user-settings.js';
 
 /** The migrations this service applies, in order: the packages' sets first, then the app's own. */
 export function migrationSets(): MigrationSet[] {
-  return [{ owner: 'events-graphql', migrations: [createAdminSettings] }];
+  return [
+    authMigrationSet(),
+    { owner: 'events-graphql', migrations: [createAdminSettings, createUserSettings] },
+  ];
 }
