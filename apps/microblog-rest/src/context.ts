@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
+import { RateLimiter, UserStore } from '@agora/auth';
 import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
 import type { MicroblogConfig } from './config/config.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
 import { InstanceService } from './modules/instance/instance.service.js';
+import { OAuthService } from './oauth/oauth.service.js';
+import { resolveSecretKeyBase } from './oauth/secret-key-base.js';
+import { TokenCipher } from './oauth/token-crypto.js';
+import { userPasswordVerifier } from './oauth/user-password-verifier.js';
 
 /** Everything a request handler or job may use, built once per process by `AppContext.fromConfig`. */
 export interface AppContextParts {
@@ -19,6 +24,11 @@ export interface AppContextParts {
   stats: InstanceStatsRegistry;
   instance: InstanceService;
   instanceDocuments: InstanceDocuments;
+  /** Credentials of local accounts (packages/auth). */
+  users: UserStore;
+  oauth: OAuthService;
+  /** Request limits shared by every process of the service (packages/auth). */
+  rateLimiter: RateLimiter;
 }
 
 export type AppContextOverrides = Partial<Omit<AppContextParts, 'config'>>;
@@ -37,6 +47,9 @@ export class AppContext implements AppContextParts {
   readonly stats: InstanceStatsRegistry;
   readonly instance: InstanceService;
   readonly instanceDocuments: InstanceDocuments;
+  readonly users: UserStore;
+  readonly rateLimiter: RateLimiter;
+  readonly oauth: OAuthService;
   private constructor(
     parts: AppContextParts,
     /** Releases what this context created (not what the caller passed in), last created first. */
@@ -51,6 +64,9 @@ export class AppContext implements AppContextParts {
     this.stats = parts.stats;
     this.instance = parts.instance;
     this.instanceDocuments = parts.instanceDocuments;
+    this.users = parts.users;
+    this.rateLimiter = parts.rateLimiter;
+    this.oauth = parts.oauth;
   }
 
   static async fromConfig(config: MicroblogConfig, overrides: AppContextOverrides = {}): Promise<AppContext> {
@@ -79,8 +95,28 @@ export class AppContext implements AppContextParts {
       });
       infrastructure.onClose(unsubscribe);
 
+      const users = overrides.users ?? new UserStore({ sequelize });
+      const oauth =
+        overrides.oauth ??
+        new OAuthService({
+          sequelize,
+          logger,
+          cipher: new TokenCipher(await resolveSecretKeyBase(config)),
+          passwordGrant: config.oauth.passwordGrant,
+          passwords: userPasswordVerifier(users),
+        });
+
       return new AppContext(
-        { ...infrastructure, config, stats, instance, instanceDocuments },
+        {
+          ...infrastructure,
+          config,
+          stats,
+          instance,
+          instanceDocuments,
+          users,
+          oauth,
+          rateLimiter: overrides.rateLimiter ?? new RateLimiter(sequelize, { logger }),
+        },
         infrastructure,
       );
     } catch (error) {

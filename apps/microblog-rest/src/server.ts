@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import express from 'express';
 import { closeHttp, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
+import { appsRouter } from './api/v1/apps.js';
 import { instanceV1Router } from './api/v1/instance.js';
 import { instanceV2Router } from './api/v2/instance.js';
 import { previewImageRouter } from './assets/preview-image.js';
@@ -11,6 +12,8 @@ import { CORS_PATHS, corsMiddleware } from './http/cors.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { healthRouter } from './http/health.js';
 import { migrationSets } from './migrations/index.js';
+import { bearerGuards } from './oauth/bearer.js';
+import { oauthRouter } from './oauth/oauth.router.js';
 import { nodeInfoRouter } from './well-known/nodeinfo.js';
 
 export interface AppServer {
@@ -27,7 +30,8 @@ export function createApp(ctx: AppContext): express.Express {
   app.set('query parser', 'extended');
   app.set('trust proxy', ctx.config.http.trustProxy);
 
-  app.use(CORS_PATHS, corsMiddleware());
+  // Browser clients revoke tokens cross-origin too (sign-out in Elk, Phanpy).
+  app.use([...CORS_PATHS, '/oauth/revoke'], corsMiddleware());
   app.use(bodyParsers(ctx.config.http.bodyLimitBytes));
 
   app.use(healthRouter(ctx.sequelize));
@@ -35,6 +39,9 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(instanceV2Router(ctx.instanceDocuments));
   app.use(nodeInfoRouter(ctx.instanceDocuments));
   app.use(previewImageRouter());
+  const guards = bearerGuards(ctx.oauth);
+  app.use(appsRouter(ctx.oauth, guards, ctx.config.http.bodyLimitBytes));
+  app.use(oauthRouter(ctx.oauth, ctx.rateLimiter, ctx.config.http.publicUrl, ctx.config.http.bodyLimitBytes));
 
   app.use('/api', notFound('Record not found'));
   app.use(notFound('Not found'));

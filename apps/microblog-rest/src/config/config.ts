@@ -64,6 +64,14 @@ export interface MicroblogConfig extends BaseServiceConfig {
     statsTtlSeconds: number;
   };
   limits: MicroblogLimits;
+  oauth: {
+    /** Whether POST /oauth/token accepts `grant_type=password` (the seed's clients use it). */
+    passwordGrant: boolean;
+  };
+  secrets: {
+    /** Derives the key that encrypts stored access tokens; unset outside production, one is generated. */
+    keyBase: string | undefined;
+  };
 }
 
 // The upload types Mastodon accepts; the media module will narrow this to what it can process.
@@ -126,6 +134,18 @@ const schema = z
     MAX_POLL_OPTION_CHARACTERS: envInt(50, { min: 1, max: 10_000 }),
     MEDIA_IMAGE_SIZE_LIMIT: envInt(16 * 1024 * 1024, { min: 1 }),
     MEDIA_VIDEO_SIZE_LIMIT: envInt(99 * 1024 * 1024, { min: 1 }),
+    OAUTH_PASSWORD_GRANT: envBoolean(true),
+    SECRET_KEY_BASE: z
+      .string()
+      .optional()
+      .refine((secret) => secret === undefined || Buffer.byteLength(secret) >= 32, {
+        message: 'must be at least 32 bytes long',
+      }),
+  })
+  .superRefine((env, issues) => {
+    if (env.NODE_ENV === 'production' && env.SECRET_KEY_BASE === undefined) {
+      issues.addIssue({ code: 'custom', path: ['SECRET_KEY_BASE'], message: 'is required in production' });
+    }
   })
   .transform((env): MicroblogConfig => {
     const base = toBaseServiceConfig(env, 'microblog', 'agora_microblog');
@@ -184,6 +204,8 @@ const schema = z
           maxExpiration: 2_629_746,
         },
       },
+      oauth: { passwordGrant: env.OAUTH_PASSWORD_GRANT },
+      secrets: { keyBase: env.SECRET_KEY_BASE },
     };
   });
 

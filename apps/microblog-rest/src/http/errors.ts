@@ -47,6 +47,7 @@ const BODY_ERRORS: Record<string, { status: number; error: string }> = {
   'request.size.invalid': { status: 400, error: 'Request body size did not match Content-Length' },
 };
 
+// Only the path is logged: the query string may carry `access_token`.
 /** The one place errors become HTTP responses: status + `{"error": ...}`, never a stack trace. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
@@ -57,7 +58,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const { status, body, headers } = toResponse(error);
     if (status >= 500) {
-      logger.error({ err: error, method: req.method, url: req.originalUrl }, 'request failed');
+      logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
     }
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.status(status).json(body);

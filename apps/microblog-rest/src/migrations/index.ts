@@ -1,7 +1,9 @@
+import { authMigrationSet } from '@agora/auth';
 import type { MigrationSet } from '@agora/db';
 import { instanceSettingsAndRules } from './20261122000000-instance-settings-and-rules.js';
+import { oauth } from './20261122010000-oauth.js';
 
 /** The migration sets this service applies, in order: packages' sets first, then the app's own. */
 export function migrationSets(): MigrationSet[] {
-  return [{ owner: 'microblog-rest', migrations: [instanceSettingsAndRules] }];
+  return [authMigrationSet(), { owner: 'microblog-rest', migrations: [instanceSettingsAndRules, oauth] }];
 }

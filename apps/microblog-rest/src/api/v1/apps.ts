@@ -1,0 +1,31 @@
+import { Router } from 'express';
+import { serializeApplication, serializeCredentialApplication } from '../../entities/application.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { authOf, type BearerGuards } from '../../oauth/bearer.js';
+import { multipartFields } from '../../oauth/multipart-fields.js';
+import type { OAuthService } from '../../oauth/oauth.service.js';
+
+/** POST /api/v1/apps (public) and GET /api/v1/apps/verify_credentials (any valid token). */
+export function appsRouter(oauth: OAuthService, guards: BearerGuards, bodyLimitBytes: number): Router {
+  const router = Router();
+  router
+    .route('/api/v1/apps')
+    .post(...multipartFields(bodyLimitBytes), async (req, res) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const { application, clientSecret } = await oauth.registerApplication({
+        clientName: body.client_name,
+        redirectUris: body.redirect_uris,
+        scopes: body.scopes,
+        website: body.website,
+      });
+      res.status(200).json(serializeCredentialApplication(application, clientSecret));
+    })
+    .all(methodNotAllowed(['POST']));
+  router
+    .route('/api/v1/apps/verify_credentials')
+    .get(guards.requireToken(), (_req, res) => {
+      res.json(serializeApplication(authOf(res).application));
+    })
+    .all(methodNotAllowed(['GET']));
+  return router;
+}

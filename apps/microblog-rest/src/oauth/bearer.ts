@@ -1,0 +1,58 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { scopesAllow, type Scope } from '@agora/auth';
+import { BadInput, Forbidden, Unauthenticated } from '@agora/core';
+import type { BearerAuth, OAuthService } from './oauth.service.js';
+
+/** The reference's messages for each way a bearer check fails. */
+export const BEARER_ERRORS = {
+  invalid: 'The access token is invalid',
+  scopes: 'This action is outside the authorized scopes',
+  userRequired: 'This method requires an authenticated user',
+} as const;
+
+/** The token of a request: `Authorization: Bearer …`, else the `access_token` query parameter. */
+export function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (header !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match?.[1];
+  }
+  const query = req.query.access_token;
+  return typeof query === 'string' && query !== '' ? query : undefined;
+}
+
+/** The caller resolved by a preceding `requireToken`/`requireScopes` on this route. */
+export function authOf(res: Response): BearerAuth {
+  const auth = (res.locals as { auth?: BearerAuth }).auth;
+  if (!auth) throw new Error('authOf() used on a route without requireToken/requireScopes');
+  return auth;
+}
+
+export interface BearerGuards {
+  /** Any valid token (app or user), whatever its scopes. */
+  requireToken(): RequestHandler;
+  /** A valid token holding at least one of `scopes` (the hierarchy applies: `read` covers `read:accounts`). */
+  requireScopes(...scopes: Scope[]): RequestHandler;
+  /** As requireScopes, and the token must belong to a user (not a client_credentials app token). */
+  requireUser(...scopes: Scope[]): RequestHandler;
+}
+
+/** Route guards declared on each route; the token is looked up only on routes that need it. */
+export function bearerGuards(oauth: OAuthService): BearerGuards {
+  const guard =
+    (scopes: readonly Scope[], needUser: boolean): RequestHandler =>
+    async (req, res, next) => {
+      const token = bearerToken(req);
+      const auth = token === undefined ? null : await oauth.authenticateBearer(token);
+      if (!auth) throw new Unauthenticated(BEARER_ERRORS.invalid);
+      if (scopes.length > 0 && !scopesAllow(auth.scopes, scopes)) throw new Forbidden(BEARER_ERRORS.scopes);
+      if (needUser && auth.userId === null) throw new BadInput(BEARER_ERRORS.userRequired);
+      (res.locals as { auth?: BearerAuth }).auth = auth;
+      next();
+    };
+  return {
+    requireToken: () => guard([], false),
+    requireScopes: (...scopes) => guard(scopes, false),
+    requireUser: (...scopes) => guard(scopes, true),
+  };
+}
