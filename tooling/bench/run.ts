@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 // `pnpm bench`: measures the services in production mode against three baselines in the same run.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -73,7 +74,12 @@ function childEnv(extra: Record<string, string>): Record<string, string> {
     const value = env[key];
     if (value) kept[key] = value;
   }
-  return { ...kept, NODE_ENV: 'production', HOST, LOG_LEVEL: 'warn', ...extra };
+  // Production mode requires real secrets; a run makes throwaway ones.
+  const secrets = {
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    SECRET_KEY_BASE: randomBytes(64).toString('hex'),
+  };
+  return { ...kept, NODE_ENV: 'production', HOST, LOG_LEVEL: 'warn', ...secrets, ...extra };
 }
 
 function baselineTarget(baseline: Baseline, pgServer: BenchPostgres): Target {
