@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import pg from 'pg';
 import { createTestDatabase } from '@agora/db/testing';
 import { runScript } from './processes.js';
 
@@ -46,5 +47,78 @@ describe('pnpm agora (admin command-line tool)', function () {
     expect(await bad.exited).to.equal(1);
     expect(bad.output()).to.contain('Invalid configuration').and.contain('PORT');
     expect(bad.output()).not.to.match(/\n\s+at /); // no stack trace
+  });
+});
+
+describe('pnpm agora users:create', function () {
+  this.timeout(120_000);
+
+  it('creates an account the service then signs in, with the role given; refuses a duplicate', async () => {
+    const eventsDb = await createTestDatabase('e2e_cli_users');
+    const env = { EVENTS_DATABASE_URL: eventsDb.url };
+    try {
+      const create = runScript(
+        CLI,
+        [
+          'users:create',
+          '--service',
+          'events',
+          '--email',
+          'Admin@Example.ORG',
+          '--password',
+          'correct horse',
+          '--role',
+          'administrator',
+          '--confirmed',
+        ],
+        env,
+      );
+      expect(await create.exited, create.output()).to.equal(0);
+      const id = create.output().trim().split('\n')[0];
+      expect(id).to.match(/^\d+$/);
+
+      const client = new pg.Client({ connectionString: eventsDb.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          'SELECT id::text, email, role, confirmed_at IS NOT NULL AS confirmed FROM users',
+        );
+        expect(rows).to.deep.equal([
+          { id, email: 'Admin@example.org', role: 'ADMINISTRATOR', confirmed: true },
+        ]);
+      } finally {
+        await client.end();
+      }
+
+      const again = runScript(
+        CLI,
+        ['users:create', '--service', 'events', '--email', 'admin@example.org', '--password', 'whatever1'],
+        env,
+      );
+      expect(await again.exited).to.equal(1);
+      expect(again.output())
+        .to.contain('already used')
+        .and.not.match(/\n\s+at /);
+
+      const badRole = runScript(
+        CLI,
+        [
+          'users:create',
+          '--service',
+          'events',
+          '--email',
+          'x@example.org',
+          '--password',
+          'whatever1',
+          '--role',
+          'root',
+        ],
+        env,
+      );
+      expect(await badRole.exited).to.equal(2);
+      expect(badRole.output()).to.contain('--role must be administrator or moderator');
+    } finally {
+      await eventsDb.drop();
+    }
   });
 });

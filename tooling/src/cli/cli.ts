@@ -1,7 +1,8 @@
 // `pnpm agora <command>`: the administrator's command-line tool. It works while the services run
 // (it joins their embedded PostgreSQL, or uses DATABASE_URL / EVENTS_DATABASE_URL / …).
 import { parseArgs } from 'node:util';
-import { ConfigError, createLogger, processEnv } from '@agora/core';
+import { UserStore, type Role } from '@agora/auth';
+import { AppError, ConfigError, createLogger, processEnv } from '@agora/core';
 import { createSequelize, openDatabase, runMigrations } from '@agora/db';
 import { findService, redactConfig, serviceEnv, services, type ServiceEntry } from '../services.js';
 
@@ -12,6 +13,9 @@ const usage = `Usage: pnpm agora <command> [options]
 Commands:
   migrate      [--service events|microblog]   apply pending database migrations (both services by default)
   config:show  [--service events|microblog]   print the effective configuration (passwords masked)
+  users:create --service events|microblog --email E --password P [--username U]
+               [--role administrator|moderator] [--confirmed]
+                                              create an account and print its id
   help                                        this text
 
 Variables prefixed EVENTS_ or MICROBLOG_ apply to that service only (EVENTS_DATABASE_URL, …).`;
@@ -36,6 +40,47 @@ async function migrate(entries: ServiceEntry[]): Promise<void> {
   }
 }
 
+const CLI_ROLES: Record<string, Role> = {
+  administrator: 'ADMINISTRATOR',
+  moderator: 'MODERATOR',
+  user: 'USER',
+};
+
+async function createUser(
+  entry: ServiceEntry,
+  options: { email?: string; password?: string; username?: string; role?: string; confirmed?: boolean },
+): Promise<void> {
+  if (!options.email || !options.password) throw new UsageError('users:create needs --email and --password');
+  const role = CLI_ROLES[(options.role ?? 'user').toLowerCase()];
+  if (!role) throw new UsageError(`--role must be administrator or moderator, not "${options.role}"`);
+  if (options.username !== undefined && !/^[a-z0-9_]{1,30}$/.test(options.username)) {
+    throw new UsageError('--username must be 1 to 30 lower-case letters, digits or underscores');
+  }
+  const config = entry.loadConfig(serviceEnv(entry, processEnv()));
+  const logger = createLogger({ level: 'warn', name: `${entry.name}-cli` });
+  const database = await openDatabase({ ...config.db, dataDir: config.dataDir, logger });
+  const sequelize = createSequelize({ url: database.url, logger });
+  try {
+    // The same migrations the service applies at start (a no-op when it already runs).
+    await runMigrations(sequelize, entry.migrationSets(), logger);
+    const { user, confirmationToken } = await new UserStore({ sequelize }).create({
+      email: options.email,
+      password: options.password,
+      role,
+      confirmed: options.confirmed ?? false,
+    });
+    out(user.id);
+    if (confirmationToken) out(`not confirmed yet: confirmation token ${confirmationToken}`);
+    // Profiles (and so usernames) belong to the actor model, which arrives with federation.
+    if (options.username) out(`note: the profile "${options.username}" is created once profiles exist`);
+  } finally {
+    await sequelize.close();
+    await database.close();
+  }
+}
+
+class UsageError extends Error {}
+
 function showConfig(entries: ServiceEntry[]): void {
   const shown = Object.fromEntries(
     entries.map((entry) => [entry.name, redactConfig(entry.loadConfig(serviceEnv(entry, processEnv())))]),
@@ -47,7 +92,15 @@ export async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { service: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      service: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      username: { type: 'string' },
+      role: { type: 'string' },
+      confirmed: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command] = positionals;
   switch (values.help ? 'help' : command) {
@@ -56,6 +109,10 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     case 'config:show':
       showConfig(chosenServices(values.service));
+      return 0;
+    case 'users:create':
+      if (!values.service) throw new UsageError('users:create needs --service events or --service microblog');
+      await createUser(findService(values.service), values);
       return 0;
     case 'help':
     case undefined:
@@ -70,8 +127,12 @@ export async function main(argv: string[]): Promise<number> {
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
+  // Usage mistakes and refused input (a taken e-mail, a short password) are the operator's to fix: no stack.
+  const known = error instanceof ConfigError || error instanceof UsageError || error instanceof AppError;
+  const detail =
+    error instanceof AppError && error.fields ? ` (${Object.values(error.fields).flat().join('; ')})` : '';
   process.stderr.write(
-    `${error instanceof ConfigError ? error.message : `Error: ${(error as Error).message}`}\n`,
+    `${known ? `${(error as Error).message}${detail}` : `Error: ${(error as Error).message}`}\n`,
   );
-  process.exitCode = 1;
+  process.exitCode = error instanceof UsageError ? 2 : 1;
 }
