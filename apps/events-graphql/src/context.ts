@@ -1,8 +1,10 @@
 import { JwtSessions, RateLimiter, UserStore } from '@agora/auth';
 import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import type { EventsConfig } from './config/config.js';
+import { maintenanceJobs } from './jobs/maintenance.js';
+import { PeriodicJobs } from './jobs/periodic-jobs.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
 import { InstanceConfigService } from './modules/config/config.service.js';
 import { LanguageService } from './modules/languages/language.service.js';
@@ -28,6 +30,10 @@ export interface AppServices {
   sessions: JwtSessions;
   rateLimiter: RateLimiter;
   users: UserService;
+  /** The credentials store under `users` (maintenance jobs, admin tools). */
+  accounts: UserStore;
+  /** Hourly/daily housekeeping on the job queue; started by worker and all roles. */
+  jobs: PeriodicJobs;
   /** The time rate-limit windows are computed from; tests pin it instead of sleeping. */
   clock: () => Date;
 }
@@ -45,6 +51,8 @@ export class AppContext implements AppServices {
   readonly sessions: JwtSessions;
   readonly rateLimiter: RateLimiter;
   readonly users: UserService;
+  readonly accounts: UserStore;
+  readonly jobs: PeriodicJobs;
   readonly clock: () => Date;
   private constructor(
     readonly config: EventsConfig,
@@ -62,6 +70,8 @@ export class AppContext implements AppServices {
     this.sessions = services.sessions;
     this.rateLimiter = services.rateLimiter;
     this.users = services.users;
+    this.accounts = services.accounts;
+    this.jobs = services.jobs;
     this.clock = services.clock;
   }
 
@@ -83,13 +93,13 @@ export class AppContext implements AppServices {
         logger,
       });
     infrastructure.onClose(() => instanceConfig.stop());
-    const sessions =
-      overrides.sessions ?? new JwtSessions({ sequelize, secret: jwtSecret!, issuer: JWT_ISSUER });
     const clock = overrides.clock ?? (() => new Date());
+    const sessions =
+      overrides.sessions ??
+      new JwtSessions({ sequelize, secret: jwtSecret!, issuer: JWT_ISSUER, now: clock });
     const rateLimiter = overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, now: clock });
-    const statistics =
-      overrides.statistics ?? new StatisticsService({ ttlMs: config.statistics.cacheSeconds * 1000, logger });
-    const store = new UserStore({ sequelize });
+    const statistics = overrides.statistics ?? defaultStatistics(config, sequelize, logger);
+    const store = overrides.accounts ?? new UserStore({ sequelize, now: clock });
     const users =
       overrides.users ??
       new UserService({
@@ -106,6 +116,14 @@ export class AppContext implements AppServices {
         publicUrl: config.http.publicUrl,
         instanceName: () => instanceConfig.settings().instanceName,
       });
+    const jobs =
+      overrides.jobs ??
+      new PeriodicJobs({
+        queue: infrastructure.queue,
+        logger: logger.child({ component: 'jobs' }),
+        clock,
+        jobs: maintenanceJobs({ accounts: store, rateLimiter, sessions }),
+      });
     const services: AppServices = {
       ...infrastructure,
       instanceConfig,
@@ -114,6 +132,8 @@ export class AppContext implements AppServices {
       sessions,
       rateLimiter,
       users,
+      accounts: store,
+      jobs,
       clock,
     };
     return new AppContext(config, services, infrastructure);
@@ -123,4 +143,18 @@ export class AppContext implements AppServices {
   close(): Promise<void> {
     return this.infrastructure.close();
   }
+}
+
+/** The statistics with the counters of this module's tables; other modules add theirs when they land. */
+function defaultStatistics(config: EventsConfig, sequelize: Sequelize, logger: Logger): StatisticsService {
+  const statistics = new StatisticsService({ ttlMs: config.statistics.cacheSeconds * 1000, logger });
+  // The reference counts confirmed accounts that are not disabled.
+  statistics.contribute('numberOfUsers', async () => {
+    const [row] = await sequelize.query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM users WHERE confirmed_at IS NOT NULL AND NOT disabled',
+      { type: QueryTypes.SELECT },
+    );
+    return row?.count ?? 0;
+  });
+  return statistics;
 }

@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { closeHttp, listenHttp } from '@agora/core';
@@ -78,13 +78,21 @@ export function createServer(ctx: AppContext): AppServer {
       if (config.db.migrateOnStart) await runMigrations(ctx.sequelize, migrationSets(), logger);
       await ctx.instanceConfig.start();
       await ctx.queue.start();
+      // Web processes only enqueue: housekeeping runs where workers run.
+      if (config.role !== 'web') await ctx.jobs.start();
       if (config.role === 'worker') return { url: config.http.publicUrl, port: config.http.port };
 
       await apollo.start();
       apolloHandler = expressMiddleware(apollo, { context: async ({ req }) => createContext(req) });
       const server = createHttpServer(app);
       httpServer = server;
-      ws = attachGraphQLWs(server, { app: ctx, schema, documents, logger });
+      ws = attachGraphQLWs(server, {
+        app: ctx,
+        schema,
+        documents,
+        logger,
+        ipOf: (request) => clientIp(app, request),
+      });
       return listenHttp(server, config.http.host, config.http.port);
     },
     stop() {
@@ -97,4 +105,13 @@ export function createServer(ctx: AppContext): AppServer {
       return stopping;
     },
   };
+}
+
+/** `req.ip` of Express (its trusted-proxy rules) for a request that did not go through Express: a WebSocket upgrade. */
+function clientIp(app: express.Express, request: IncomingMessage): string | undefined {
+  const view = Object.create(app.request, {
+    headers: { value: request.headers },
+    socket: { value: request.socket },
+  }) as express.Request;
+  return view.ip;
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { BadInput } from '@agora/core';
+import { StatisticsService } from '../modules/statistics/statistics.service.js';
 import { FULL_CONFIG_QUERY } from './web-client-documents.js';
 import { graphql, startTestServer, type TestServer } from '../testing/test-server.js';
 
@@ -36,7 +37,6 @@ describe('GraphQL over HTTP', () => {
   let failure: 'none' | 'internal' | 'fields' = 'none';
 
   before(async () => {
-    server = await startTestServer('http', { BODY_LIMIT_BYTES: '8192', STATISTICS_CACHE_SECONDS: '0' });
     const countUsers = async () => {
       if (failure === 'internal') throw new Error('connection refused: secret detail');
       if (failure === 'fields') {
@@ -46,9 +46,21 @@ describe('GraphQL over HTTP', () => {
       }
       return 7;
     };
-    server.ctx.statistics.contribute('numberOfUsers', countUsers);
-    apolloOnly = await server.sibling({ GRAPHQL_FAST_PATH: 'false', STATISTICS_CACHE_SECONDS: '0' });
-    apolloOnly.ctx.statistics.contribute('numberOfUsers', countUsers);
+    // Statistics of the test's own, so its counter stands in for the users module's.
+    const statistics = () => {
+      const service = new StatisticsService({ ttlMs: 0 });
+      service.contribute('numberOfUsers', countUsers);
+      return service;
+    };
+    server = await startTestServer(
+      'http',
+      { BODY_LIMIT_BYTES: '8192', STATISTICS_CACHE_SECONDS: '0' },
+      { statistics: statistics() },
+    );
+    apolloOnly = await server.sibling(
+      { GRAPHQL_FAST_PATH: 'false', STATISTICS_CACHE_SECONDS: '0' },
+      { statistics: statistics() },
+    );
   });
   afterEach(() => {
     failure = 'none';

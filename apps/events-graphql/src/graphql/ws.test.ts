@@ -3,6 +3,7 @@ import type { FormattedExecutionResult } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { WS_CLOSE } from './ws.js';
 
 /** Runs one operation to completion with the graphql-ws client; resolves with its result or its errors. */
 function run(
@@ -22,21 +23,104 @@ function run(
   });
 }
 
+/** A graphql-ws client on the server's socket that gives up at the first refusal. */
+function connect(server: TestServer, connectionParams?: Record<string, unknown>): Client {
+  return createClient({
+    url: `${server.url.replace(/^http/, 'ws')}/graphql_socket`,
+    webSocketImpl: WebSocket,
+    connectionParams,
+    retryAttempts: 0,
+    lazy: true,
+  });
+}
+
+/** The close event a refused connection ends with, from the first operation tried on it. */
+async function refusal(client: Client): Promise<{ code: number; reason: string }> {
+  try {
+    const { errors } = await run(client, { query: '{ config { name } }' });
+    const { code, reason } = errors as { code: number; reason: string };
+    return { code, reason };
+  } finally {
+    await client.dispose();
+  }
+}
+
+/** A confirmed account and an access token for it, as `login` would give. */
+async function signedIn(server: TestServer, email: string) {
+  const { user } = await server.ctx.accounts.create({ email, password: 'long enough', confirmed: true });
+  const { accessToken } = await server.ctx.sessions.issuePair(user);
+  return { user, accessToken };
+}
+
 describe('GraphQL over WebSocket (graphql-ws) on /graphql_socket', () => {
   let server: TestServer;
   let client: Client;
+  // Real time unless a test moves it (to mint a token that has already expired).
+  let offsetMs = 0;
+  let accessToken: string;
+  let userId: string;
   before(async () => {
-    server = await startTestServer('ws');
-    client = createClient({
-      url: `${server.url.replace(/^http/, 'ws')}/graphql_socket`,
-      webSocketImpl: WebSocket,
-      connectionParams: { token: 'not-checked-yet' },
-      retryAttempts: 0,
-    });
+    server = await startTestServer('ws', {}, { clock: () => new Date(Date.now() + offsetMs) });
+    ({
+      accessToken,
+      user: { id: userId },
+    } = await signedIn(server, 'socket@example.org'));
+    client = connect(server, { token: accessToken });
   });
   after(async () => {
     await client?.dispose();
     await server?.stop();
+  });
+
+  it('refuses a connection without a token (4403)', async () => {
+    expect(await refusal(connect(server))).to.deep.equal({ code: WS_CLOSE.Forbidden, reason: 'Forbidden' });
+    expect(await refusal(connect(server, { token: '' }))).to.deep.equal({
+      code: WS_CLOSE.Forbidden,
+      reason: 'Forbidden',
+    });
+  });
+
+  it('refuses a connection with a token that is not ours (4403)', async () => {
+    expect(await refusal(connect(server, { token: 'not.a.jwt' }))).to.deep.equal({
+      code: WS_CLOSE.Forbidden,
+      reason: 'Forbidden',
+    });
+    const [header, payload] = accessToken.split('.');
+    const forged = `${header}.${payload}.${'A'.repeat(86)}`;
+    expect(await refusal(connect(server, { token: forged }))).to.deep.equal({
+      code: WS_CLOSE.Forbidden,
+      reason: 'Forbidden',
+    });
+  });
+
+  it('refuses an expired token with 4401 token_expired, so the client refreshes it', async () => {
+    offsetMs = -16 * 60_000;
+    let expired: string;
+    try {
+      ({ accessToken: expired } = await server.ctx.sessions.issuePair({ id: userId }));
+    } finally {
+      offsetMs = 0;
+    }
+    expect(await refusal(connect(server, { token: expired }))).to.deep.equal({
+      code: WS_CLOSE.TokenExpired,
+      reason: 'token_expired',
+    });
+  });
+
+  it('runs operations as the token’s user', async () => {
+    const { result } = await run(client, { query: '{ loggedUser { id email } }' });
+    expect(result).to.deep.equal({ data: { loggedUser: { id: userId, email: 'socket@example.org' } } });
+  });
+
+  it('accepts the token as an Authorization: Bearer connection parameter', async () => {
+    const { user, accessToken: token } = await signedIn(server, 'bearer@example.org');
+    const bearer = connect(server, { Authorization: `Bearer ${token}` });
+    try {
+      const { result } = await run(bearer, { query: '{ loggedUser { id } }' });
+      expect(result).to.deep.equal({ data: { loggedUser: { id: user.id } } });
+    } finally {
+      await bearer.dispose();
+    }
   });
 
   it('runs queries', async () => {

@@ -12,7 +12,7 @@ export interface TestServer {
   ctx: AppContext;
   server: AppServer;
   /** Another server on the same database, as a second process would be. */
-  sibling(env?: Env): Promise<Omit<TestServer, 'sibling'>>;
+  sibling(env?: Env, overrides?: Partial<AppServices>): Promise<Omit<TestServer, 'sibling'>>;
   stop(): Promise<void>;
 }
 
@@ -42,7 +42,8 @@ export async function startTestServer(
   const main = await boot(env, overrides);
   return {
     ...main,
-    sibling: (siblingEnv: Env = {}) => boot({ ...env, ...siblingEnv }, {}),
+    sibling: (siblingEnv: Env = {}, siblingOverrides: Partial<AppServices> = {}) =>
+      boot({ ...env, ...siblingEnv }, siblingOverrides),
     async stop() {
       for (const { server } of started.reverse()) await server.stop();
       await db.drop();

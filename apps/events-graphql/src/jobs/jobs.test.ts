@@ -1,0 +1,159 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
+import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { MAINTENANCE_JOBS } from './maintenance.js';
+import { PeriodicJobs, periodKey, periodStart, type PeriodicJob } from './periodic-jobs.js';
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * `queue.drain()` for jobs that are due: the periodic jobs always keep their next period waiting, which
+ * the port's drain would wait for. Polls pg-boss's table the way the port's drain does.
+ */
+async function drainDue(server: TestServer, names: string[], timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await server.ctx.sequelize.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM pgboss.job
+        WHERE name = ANY($1) AND state < 'completed' AND start_after <= now()`,
+      { bind: [names], type: QueryTypes.SELECT },
+    );
+    if (row!.count === 0) return;
+    if (Date.now() > deadline) throw new Error(`jobs still due after ${timeoutMs} ms: ${names.join(', ')}`);
+    await sleep(50);
+  }
+}
+
+/** Jobs of a queue that are waiting for their time, with their singleton keys. */
+async function waiting(server: TestServer, name: string): Promise<string[]> {
+  const rows = await server.ctx.sequelize.query<{ key: string }>(
+    `SELECT singleton_key AS key FROM pgboss.job WHERE name = $1 AND state = 'created' ORDER BY key`,
+    { bind: [name], type: QueryTypes.SELECT },
+  );
+  return rows.map((row) => row.key);
+}
+
+async function count(server: TestServer, sql: string, bind: unknown[] = []): Promise<number> {
+  const [row] = await server.ctx.sequelize.query<{ count: number }>(sql, { bind, type: QueryTypes.SELECT });
+  return row!.count;
+}
+
+describe('periodic jobs', () => {
+  let server: TestServer;
+  // The clock of the server's stores and scheduler; tests move it instead of waiting.
+  const started = new Date();
+  let now = started;
+  const clock = () => now;
+  let nextUser = 1;
+  const newUser = async (confirmed: boolean) =>
+    (
+      await server.ctx.accounts.create({
+        email: `member${nextUser++}@example.org`,
+        password: 'long enough',
+        confirmed,
+      })
+    ).user;
+
+  before(async () => {
+    server = await startTestServer('jobs', {}, { clock });
+  });
+  after(() => server?.stop());
+
+  it('waits with one job per next period, however many workers start', async () => {
+    const sibling = await server.sibling({ ROLE: 'worker' }, { clock });
+    try {
+      const expected = {
+        [MAINTENANCE_JOBS.purgeUnconfirmedUsers]: HOUR_MS,
+        [MAINTENANCE_JOBS.sweepRateLimits]: 10 * 60_000,
+        [MAINTENANCE_JOBS.purgeExpiredRefreshTokens]: 24 * HOUR_MS,
+      };
+      for (const [name, periodMs] of Object.entries(expected)) {
+        const next = new Date(periodStart(started, periodMs).getTime() + periodMs);
+        expect(await waiting(server, name), name).to.deep.equal([periodKey(name, next)]);
+      }
+    } finally {
+      await sibling.stop();
+    }
+  });
+
+  it('deletes accounts left unconfirmed for more than 48 hours', async () => {
+    now = new Date(started.getTime() + HOUR_MS);
+    const old = await newUser(false);
+    const confirmed = await newUser(true);
+    now = new Date(now.getTime() + 47 * HOUR_MS);
+    const recent = await newUser(false);
+    now = new Date(now.getTime() + 2 * HOUR_MS);
+
+    // The hour that has just begun, as if its delayed job had come due; a run schedules the hour after.
+    const purge = MAINTENANCE_JOBS.purgeUnconfirmedUsers;
+    expect(await server.ctx.jobs.schedule(purge, now)).to.be.a('string');
+    await drainDue(server, [purge]);
+
+    const left = await server.ctx.sequelize.query<{ id: string }>('SELECT id::text FROM users ORDER BY id', {
+      type: QueryTypes.SELECT,
+    });
+    expect(left.map((row) => row.id))
+      .to.include.members([confirmed.id, recent.id])
+      .and.not.include(old.id);
+    const nextHour = new Date(periodStart(now, HOUR_MS).getTime() + HOUR_MS);
+    expect(await waiting(server, purge)).to.include(periodKey(purge, nextHour));
+  });
+
+  it('sweeps rate-limit windows that are over', async () => {
+    const hour = (hours: number) => new Date(now.getTime() + hours * HOUR_MS);
+    await server.ctx.sequelize.query(
+      `INSERT INTO rate_limit_counters (key, window_start, expires_at, hits)
+       VALUES ('test:over', $1, $2, 3), ('test:current', $3, $4, 1)`,
+      { bind: [hour(-2), hour(-1), hour(-0.5), hour(0.5)] },
+    );
+    await server.ctx.jobs.schedule(MAINTENANCE_JOBS.sweepRateLimits, now, { repeat: false });
+    await drainDue(server, [MAINTENANCE_JOBS.sweepRateLimits]);
+
+    const keys = await server.ctx.sequelize.query<{ key: string }>(
+      `SELECT key FROM rate_limit_counters WHERE key LIKE 'test:%'`,
+      { type: QueryTypes.SELECT },
+    );
+    expect(keys.map((row) => row.key)).to.deep.equal(['test:current']);
+  });
+
+  it('deletes refresh tokens that have expired', async () => {
+    const user = await newUser(true);
+    await server.ctx.sessions.issuePair(user);
+    now = new Date(now.getTime() + 61 * 24 * HOUR_MS);
+    await server.ctx.sessions.issuePair(user);
+    const tokens = () =>
+      count(server, 'SELECT count(*)::int AS count FROM refresh_tokens WHERE user_id = $1', [user.id]);
+    expect(await tokens()).to.equal(2);
+
+    await server.ctx.jobs.schedule(MAINTENANCE_JOBS.purgeExpiredRefreshTokens, now, { repeat: false });
+    await drainDue(server, [MAINTENANCE_JOBS.purgeExpiredRefreshTokens]);
+
+    expect(await tokens()).to.equal(1);
+  });
+
+  it('runs a period enqueued twice once', async () => {
+    let runs = 0;
+    const job: PeriodicJob = {
+      name: 'test-period-once',
+      periodMs: HOUR_MS,
+      run: async () => (runs += 1),
+    };
+    const jobs = new PeriodicJobs({ queue: server.ctx.queue, logger: server.ctx.logger, clock, jobs: [job] });
+
+    // As two workers would, before either runs it.
+    const first = await jobs.schedule(job.name, now, { repeat: false });
+    const second = await jobs.schedule(job.name, now, { repeat: false });
+    expect(first).to.be.a('string');
+    expect(second).to.equal(null);
+    await jobs.register();
+    await drainDue(server, [job.name]);
+    expect(runs).to.equal(1);
+
+    // A later period is its own job; it too is kept once.
+    const later = new Date(now.getTime() + HOUR_MS);
+    expect(await jobs.schedule(job.name, later)).to.be.a('string');
+    expect(await jobs.schedule(job.name, later)).to.equal(null);
+    expect(await waiting(server, job.name)).to.deep.equal([periodKey(job.name, periodStart(later, HOUR_MS))]);
+  });
+});
