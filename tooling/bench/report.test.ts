@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import {
+  boundedMeasurement,
+  boundedProblems,
   combineRounds,
+  formatBoundedLine,
   formatResultsTable,
   formatTargetLine,
   LatencySamples,
@@ -189,5 +192,45 @@ describe('bench report', () => {
     expect(lines[2]).to.match(/^http\s+16,000\s+2\.00\s+7\.00\s+0\s+1\.00\s+—\s+—$/);
     expect(lines[3]).to.match(/^express {2}! errors/);
     expect(lines[4]).to.match(/^microblog instance v1 {2}\(skipped\)(\s+—)+$/);
+  });
+
+  describe('bounded (sequential) measurements', () => {
+    const samples = [
+      { status: 200, ms: 400 },
+      { status: 200, ms: 500 },
+      { status: 200, ms: 300 },
+      { status: 429, ms: 20, problem: 'status 429: {"error":"Too many requests"}' },
+    ];
+
+    it('rates requests over the summed response times and takes percentiles of the 2xx ones', () => {
+      const m = boundedMeasurement(samples);
+      expect(m.totalRequests).to.equal(4);
+      expect(m.durationSec).to.equal(1.22);
+      expect(m.requestsPerSec).to.equal(3.3);
+      expect(m.latencyMs).to.deep.equal({ mean: 400, p50: 400, p90: 500, p99: 500, max: 500 });
+      expect(m.non2xx).to.equal(1);
+      expect(m.statusCodes).to.deep.equal({ '200': 3, '429': 1 });
+      expect(loadProblems(m)).to.deep.equal(['1 non-2xx responses (1×429)']);
+      expect(boundedProblems([...samples, samples[3]!])).to.deep.equal([
+        '2× status 429: {"error":"Too many requests"}',
+      ]);
+      expect(loadProblems(boundedMeasurement([]))).to.deep.equal(['no request completed']);
+    });
+
+    it('is never divided by a baseline, and is marked and explained in the output', () => {
+      const bounded: TargetResult = {
+        ...measured('events-login', 'scenario', 2.5),
+        mode: 'bounded',
+        note: 'not a saturated rate',
+        measurement: boundedMeasurement(samples.slice(0, 3)),
+      };
+      const [, result] = withRatios([measured('pg', 'baseline', 5_000), bounded]);
+      expect(result?.ratios).to.deep.equal({});
+      expect(formatResultsTable([result!])).to.match(/events-login †\s+3\s+400/);
+      expect(formatBoundedLine(result!)).to.equal(
+        '† events-login: 3 sequential requests, p50 400.0 ms, p99 500.0 ms, 2.5 req/s for one client in sequence\n' +
+          '  not a saturated rate',
+      );
+    });
   });
 });

@@ -56,6 +56,10 @@ export interface TargetResult {
   name: string;
   kind: 'baseline' | 'scenario';
   service?: string;
+  /** 'bounded': a few sequential requests (rate-limited endpoint), not comparable to the baselines. */
+  mode?: 'load' | 'bounded';
+  /** What the figures mean, when that is not the usual saturated rate. */
+  note?: string;
   request: BenchRequest;
   outcome: Outcome;
   /** Why the target failed, was skipped, or which requests errored. */
@@ -192,6 +196,46 @@ export function loadProblems(m: Measurement): string[] {
   return problems;
 }
 
+/** One request of a bounded (sequential) measurement. */
+export interface BoundedSample {
+  status: number;
+  ms: number;
+  /** The response check's complaint, if any. */
+  problem?: string;
+}
+
+/**
+ * Sequential requests as a Measurement: the rate is requests over the summed response times, i.e.
+ * what one client waiting for each answer gets; latency percentiles over those few requests.
+ */
+export function boundedMeasurement(samples: readonly BoundedSample[]): Measurement {
+  const statusCodes: Record<string, number> = {};
+  for (const s of samples) statusCodes[String(s.status)] = (statusCodes[String(s.status)] ?? 0) + 1;
+  const times = new LatencySamples();
+  for (const s of samples) if (s.status >= 200 && s.status < 300) times.record(s.ms);
+  const totalMs = samples.reduce((sum, s) => sum + s.ms, 0);
+  const durationSec = totalMs / 1000;
+  return {
+    requestsPerSec: durationSec > 0 ? round(samples.length / durationSec, 1) : 0,
+    roundRequestsPerSec: [],
+    latencyMs: times.size > 0 ? latencyFromSamples(times) : { mean: 0, p50: 0, p90: 0, p99: 0, max: 0 },
+    bytesPerSec: 0,
+    totalRequests: samples.length,
+    durationSec: round(durationSec, 3),
+    errors: 0,
+    timeouts: 0,
+    non2xx: samples.filter((s) => s.status < 200 || s.status > 299).length,
+    statusCodes,
+  };
+}
+
+/** The distinct response-check complaints of a bounded run, with how often each occurred. */
+export function boundedProblems(samples: readonly BoundedSample[]): string[] {
+  const counts = new Map<string, number>();
+  for (const s of samples) if (s.problem) counts.set(s.problem, (counts.get(s.problem) ?? 0) + 1);
+  return [...counts].map(([problem, count]) => `${count}× ${problem}`);
+}
+
 /** a / b, or undefined when either side is missing or b is zero. */
 export function ratio(a: number | undefined, b: number | undefined): number | undefined {
   if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b <= 0) {
@@ -212,6 +256,8 @@ export function withRatios(results: TargetResult[]): TargetResult[] {
   }
   return results.map((result) => {
     const ratios: Partial<Record<BaselineId, number>> = {};
+    // A handful of sequential requests is no throughput: dividing it by a ceiling would mislead.
+    if (result.mode === 'bounded') return { ...result, ratios };
     const own = result.measurement?.requestsPerSec;
     for (const id of BASELINE_IDS) {
       const value = ratio(own, baselineRates.get(id));
@@ -239,6 +285,16 @@ export function targetLine(
 export function formatTargetLine(line: TargetLine, baselineName: string): string {
   const value = line.ratio === undefined ? '—' : line.ratio.toFixed(2);
   return `target: ${line.scenario} / ${baselineName} = ${value} (target ≥ ${line.min.toFixed(2)}) ${line.verdict}`;
+}
+
+/** The line under the table for a bounded scenario: its per-request cost and why it is no load test. */
+export function formatBoundedLine(result: TargetResult): string {
+  const m = result.measurement;
+  const figures = m
+    ? `${m.totalRequests} sequential requests, p50 ${formatMs(m.latencyMs.p50)} ms, p99 ${formatMs(m.latencyMs.p99)} ms, ` +
+      `${m.requestsPerSec.toFixed(1)} req/s for one client in sequence`
+    : 'not measured';
+  return `† ${result.name}: ${figures}\n  ${result.note ?? ''}`.trimEnd();
 }
 
 export function formatRate(value: number | undefined): string {
@@ -280,7 +336,7 @@ export function formatResultsTable(results: TargetResult[]): string {
     const m = r.measurement;
     const bad = m ? m.errors + m.non2xx : undefined;
     return [
-      `${r.name}${OUTCOME_MARK[r.outcome]}`,
+      `${r.name}${r.mode === 'bounded' ? ' †' : ''}${OUTCOME_MARK[r.outcome]}`,
       formatRate(m?.requestsPerSec),
       formatMs(m?.latencyMs.p50),
       formatMs(m?.latencyMs.p99),

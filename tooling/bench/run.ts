@@ -19,7 +19,10 @@ import {
   type RunningServer,
 } from './processes.js';
 import {
+  boundedMeasurement,
+  boundedProblems,
   combineRounds,
+  formatBoundedLine,
   formatRate,
   formatResultsTable,
   formatTargetLine,
@@ -28,6 +31,7 @@ import {
   roundFromLoad,
   targetLine,
   withRatios,
+  type BoundedSample,
   type RoundResult,
   type TargetLine,
   type TargetResult,
@@ -36,12 +40,17 @@ import {
   BASELINES,
   SCENARIOS,
   SERVICE_ENTRY,
+  boundedNote,
+  boundedPlanProblems,
   selectScenarios,
+  splitAcrossRounds,
   type Baseline,
+  type BoundedMeasure,
   type BenchRequest,
   type ResponseCheck,
   type Scenario,
 } from './scenarios.js';
+import type { Seeded } from './seeds.js';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const TOOLING_DIR = join(BENCH_DIR, '..');
@@ -56,7 +65,8 @@ interface Target {
   service?: string;
   request: BenchRequest;
   check: ResponseCheck;
-  seed?: (baseUrl: string) => Promise<void>;
+  seed?: (baseUrl: string) => Promise<Seeded>;
+  bounded?: BoundedMeasure;
   /** Why it cannot run (e.g. the service is not built), instead of a launch spec. */
   unavailable?: string;
   launch?: (port: number) => Promise<LaunchSpec>;
@@ -108,6 +118,10 @@ function baselineTarget(baseline: Baseline, pgServer: BenchPostgres): Target {
 
 function scenarioTarget(scenario: Scenario, pgServer: BenchPostgres, dataDir: string): Target {
   const entry = join(ROOT_DIR, SERVICE_ENTRY[scenario.service]);
+  const planProblems = scenario.bounded ? boundedPlanProblems(scenario.bounded) : [];
+  // Each scenario runs its own server on its own database, so seeds and rate-limit counters never mix.
+  let databaseUrl: string | undefined;
+  const { seed } = scenario;
   return {
     id: scenario.id,
     name: scenario.name,
@@ -115,10 +129,20 @@ function scenarioTarget(scenario: Scenario, pgServer: BenchPostgres, dataDir: st
     service: scenario.service,
     request: scenario.request,
     check: scenario.check,
-    ...(scenario.seed ? { seed: scenario.seed } : {}),
-    ...(existsSync(entry)
-      ? {}
-      : { unavailable: `${SERVICE_ENTRY[scenario.service]} not found (build the app: pnpm build)` }),
+    ...(seed
+      ? {
+          seed: (baseUrl: string) => {
+            if (!databaseUrl) throw new Error('seed before launch');
+            return seed({ baseUrl, databaseUrl });
+          },
+        }
+      : {}),
+    ...(scenario.bounded ? { bounded: scenario.bounded } : {}),
+    ...(!existsSync(entry)
+      ? { unavailable: `${SERVICE_ENTRY[scenario.service]} not found (build the app: pnpm build)` }
+      : planProblems.length > 0
+        ? { unavailable: `its requests would hit its own rate limits: ${planProblems.join('; ')}` }
+        : {}),
     launch: async (port) => ({
       name: scenario.service,
       command: process.execPath,
@@ -128,8 +152,8 @@ function scenarioTarget(scenario: Scenario, pgServer: BenchPostgres, dataDir: st
       port,
       env: childEnv({
         PORT: String(port),
-        DATABASE_URL: await pgServer.createDatabase(scenario.service),
-        DATA_DIR: join(dataDir, scenario.service),
+        DATABASE_URL: (databaseUrl = await pgServer.createDatabase(scenario.id)),
+        DATA_DIR: join(dataDir, scenario.id),
       }),
     }),
   };
@@ -173,6 +197,9 @@ function runLoad(
 /** A target whose server is up and answers as expected, with what its rounds measured so far. */
 interface Running {
   target: Target;
+  /** The requests with what the seed added: one for load, one per seeded body for bounded runs. */
+  requests: BenchRequest[];
+  boundedSamples: BoundedSample[];
   base: TargetResult;
   server: RunningServer;
   rounds: RoundResult[];
@@ -187,6 +214,7 @@ function baseResult(target: Target): TargetResult {
     name: target.name,
     kind: target.kind,
     ...(target.service ? { service: target.service } : {}),
+    ...(target.bounded ? { mode: 'bounded' as const, note: boundedNote(target.bounded) } : {}),
     request: target.request,
     outcome: 'ok',
     problems: [],
@@ -210,25 +238,44 @@ async function prepare(target: Target): Promise<Running | TargetResult> {
     return { ...base, outcome: 'failed', problems: [(error as Error).message] };
   }
   try {
-    const { method, path, body, headers } = target.request;
-    const probe = await fetch(server.url + path, {
-      method,
-      ...(body !== undefined ? { body } : {}),
-      headers,
-    });
-    const problem = target.check(probe.status, await probe.text());
-    if (problem) throw new Error(`unexpected response to ${method} ${path}: ${problem}`);
+    let seeded: Seeded = {};
     if (target.seed) {
       process.stdout.write('seeding… ');
-      await target.seed(server.url);
+      seeded = await target.seed(server.url);
     }
+    const requests = withSeed(target.request, seeded);
+    const { method, path } = target.request;
+    const probe = await send(server.url, requests[0]!, target.check);
+    if (probe.problem) throw new Error(`unexpected response to ${method} ${path}: ${probe.problem}`);
     console.log(`ready at ${server.url}`);
-    return { target, base, server, rounds: [], samples: new LatencySamples() };
+    return { target, base, server, requests, boundedSamples: [], rounds: [], samples: new LatencySamples() };
   } catch (error) {
     console.log('failed');
     await server.stop();
     return { ...base, outcome: 'failed', problems: [(error as Error).message] };
   }
+}
+
+/** The scenario's request with the seed's headers; one per seeded body when there are bodies. */
+function withSeed(request: BenchRequest, seeded: Seeded): BenchRequest[] {
+  const headers = { ...request.headers, ...seeded.headers };
+  const bodies = seeded.bodies?.length ? seeded.bodies : [request.body];
+  return bodies.map((body) => ({ ...request, headers, ...(body !== undefined ? { body } : {}) }));
+}
+
+/** One request, timed from sending to the end of the body, checked like the probe. */
+async function send(url: string, request: BenchRequest, check: ResponseCheck): Promise<BoundedSample> {
+  const started = performance.now();
+  const response = await fetch(url + request.path, {
+    method: request.method,
+    ...(request.body !== undefined ? { body: request.body } : {}),
+    ...(request.headers ? { headers: request.headers } : {}),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  const ms = performance.now() - started;
+  const problem = check(response.status, text);
+  return { status: response.status, ms, ...(problem ? { problem } : {}) };
 }
 
 function isRunning(value: Running | TargetResult): value is Running {
@@ -246,13 +293,14 @@ async function measureAll(targets: Target[], config: BenchConfig): Promise<Targe
     prepared.push(await prepare(target));
   }
   const running = prepared.filter(isRunning);
+  const loaded = running.filter((r) => !r.target.bounded);
   const slice = config.durationSec / config.rounds;
 
-  if (config.warmupSec > 0 && running.length > 0) {
+  if (config.warmupSec > 0 && loaded.length > 0) {
     process.stdout.write(`\nwarm-up ${config.warmupSec} s each… `);
-    for (const run of running) {
+    for (const run of loaded) {
       if (aborted) throw new Error('interrupted');
-      await runLoad(run.server.url, run.target.request, config.warmupSec, config.connections).catch(
+      await runLoad(run.server.url, run.requests[0]!, config.warmupSec, config.connections).catch(
         (error: Error) => (run.failure = `warm-up: ${error.message}`),
       );
     }
@@ -262,22 +310,43 @@ async function measureAll(targets: Target[], config: BenchConfig): Promise<Targe
     const figures: string[] = [];
     for (const run of running.filter((r) => r.failure === undefined)) {
       if (aborted) throw new Error('interrupted');
+      if (run.target.bounded) {
+        const count = splitAcrossRounds(run.target.bounded.requests, config.rounds)[round - 1] ?? 0;
+        try {
+          const times: number[] = [];
+          for (let i = 0; i < count; i++) {
+            // Taken in turn, so the seeded users share the requests (per-e-mail limits); the probe had the first.
+            const sent = run.boundedSamples.length + 1;
+            const sample = await send(
+              run.server.url,
+              run.requests[sent % run.requests.length]!,
+              run.target.check,
+            );
+            run.boundedSamples.push(sample);
+            times.push(sample.ms);
+          }
+          if (count > 0) figures.push(`${run.target.id} ${count}× ~${Math.round(Math.max(...times))} ms max`);
+        } catch (error) {
+          run.failure = `round ${round}: ${(error as Error).message}`;
+        }
+        continue;
+      }
       try {
         const result = await runLoad(
           run.server.url,
-          run.target.request,
+          run.requests[0]!,
           slice,
           config.connections,
           run.samples,
         );
         const roundResult = roundFromLoad(result);
         run.rounds.push(roundResult);
-        figures.push(`${run.target.id} ${formatRate(roundResult.requests / roundResult.durationSec)}`);
+        figures.push(`${run.target.id} ${formatRate(roundResult.requests / roundResult.durationSec)} req/s`);
       } catch (error) {
         run.failure = `round ${round}: ${(error as Error).message}`;
       }
     }
-    console.log(`round ${round}/${config.rounds} (${slice.toFixed(1)} s each): ${figures.join(' · ')} req/s`);
+    console.log(`round ${round}/${config.rounds} (${slice.toFixed(1)} s each): ${figures.join(' · ')}`);
   }
 
   const results: TargetResult[] = [];
@@ -289,6 +358,12 @@ async function measureAll(targets: Target[], config: BenchConfig): Promise<Targe
     await entry.server.stop();
     if (entry.failure !== undefined) {
       results.push({ ...entry.base, outcome: 'failed', problems: [entry.failure] });
+      continue;
+    }
+    if (entry.target.bounded) {
+      const measurement = boundedMeasurement(entry.boundedSamples);
+      const problems = [...loadProblems(measurement), ...boundedProblems(entry.boundedSamples)];
+      results.push({ ...entry.base, outcome: problems.length ? 'errors' : 'ok', problems, measurement });
       continue;
     }
     const measurement = combineRounds(entry.rounds, entry.samples);
@@ -406,6 +481,7 @@ async function main(): Promise<number> {
     const targetLines: TargetLine[] = scenarios
       .filter((s): s is Scenario & { targetRatio: number } => s.targetRatio !== undefined)
       .map((s) => targetLine(results, s));
+    for (const result of results.filter((r) => r.mode === 'bounded')) console.log(formatBoundedLine(result));
     for (const line of targetLines) console.log(formatTargetLine(line, baselineName(line.baseline)));
     for (const result of results.filter((r) => r.outcome !== 'ok')) {
       console.log(`\n${result.name}: ${result.outcome}\n  ${result.problems.join('\n  ')}`);

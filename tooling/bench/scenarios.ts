@@ -1,5 +1,16 @@
 /** What the bench measures: three baselines (ceilings) and the scenarios compared to them. */
+import { EVENTS_POLICIES, MICROBLOG_POLICIES, type RateLimitPolicy } from '@agora/auth';
 import { FULL_CONFIG_QUERY } from '@agora/events-graphql';
+import {
+  createConfirmedUsers,
+  eventsAccessToken,
+  eventsLoginBody,
+  microblogAppToken,
+  passwordGrantBody,
+  registerMicroblogApp,
+  type SeedContext,
+  type Seeded,
+} from './seeds.js';
 
 export type BaselineId = 'http' | 'express' | 'pg';
 export const BASELINE_IDS: readonly BaselineId[] = ['http', 'express', 'pg'];
@@ -36,9 +47,64 @@ export interface Scenario {
   baseline: BaselineId;
   /** When set, the summary line says PASS/BELOW against this ratio (informational). */
   targetRatio?: number;
-  /** Creates the data the scenario reads, through the public API of the running service. */
-  seed?: (baseUrl: string) => Promise<void>;
+  /** Creates the data the scenario reads once the service is healthy (it has migrated its database). */
+  seed?: (context: SeedContext) => Promise<Seeded>;
+  /** Instead of load: a few sequential requests, for endpoints whose rate limits forbid a load test. */
+  bounded?: BoundedMeasure;
   check: ResponseCheck;
+}
+
+/**
+ * A rate-limited endpoint measured by the server-side cost of single requests: `requests` sequential
+ * requests (after one probe) spread over `users` seeded accounts, kept under both limits.
+ */
+export interface BoundedMeasure {
+  requests: number;
+  users: number;
+  perIp: RateLimitPolicy;
+  perEmail: RateLimitPolicy;
+}
+
+export function formatPolicy(policy: RateLimitPolicy): string {
+  const { limit, windowSeconds: s } = policy;
+  const window = s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`;
+  return `${limit} per ${window}`;
+}
+
+/** Why a bounded scenario is not load-tested, printed next to its figures. */
+export function boundedNote(bounded: BoundedMeasure): string {
+  const perSecond = bounded.perIp.limit / bounded.perIp.windowSeconds;
+  return (
+    `not a saturated rate: the per-IP limit (${formatPolicy(bounded.perIp)}, ${perSecond.toFixed(2)} req/s) ` +
+    `and the per-e-mail limit (${formatPolicy(bounded.perEmail)}) cap one client far below the hashing rate; ` +
+    `figures are ${bounded.requests} sequential requests over ${bounded.users} users = the server-side cost of one`
+  );
+}
+
+/**
+ * Problems that would make a bounded run hit its own rate limits (the probe counts too), so the
+ * measurement would read 429s instead of hashing time. Empty when the plan fits.
+ */
+export function boundedPlanProblems(bounded: BoundedMeasure): string[] {
+  const problems: string[] = [];
+  const total = bounded.requests + 1;
+  if (bounded.requests < 1 || bounded.users < 1) problems.push('needs at least one request and one user');
+  if (total > bounded.perIp.limit) {
+    problems.push(`${total} requests exceed ${bounded.perIp.name} (${formatPolicy(bounded.perIp)})`);
+  }
+  const perUser = Math.ceil(total / Math.max(bounded.users, 1));
+  if (perUser > bounded.perEmail.limit) {
+    problems.push(
+      `${perUser} requests per user exceed ${bounded.perEmail.name} (${formatPolicy(bounded.perEmail)})`,
+    );
+  }
+  return problems;
+}
+
+/** How many of `total` requests each of `rounds` rounds sends: as even as possible, earlier rounds first. */
+export function splitAcrossRounds(total: number, rounds: number): number[] {
+  const base = Math.floor(total / rounds);
+  return Array.from({ length: rounds }, (_, i) => base + (i < total % rounds ? 1 : 0));
 }
 
 /** Where each service's production build lives, relative to the repository root. */
@@ -118,6 +184,22 @@ export const BASELINES: readonly Baseline[] = [
   },
 ];
 
+// One probe + 8 requests stay under 10 per minute per IP; 3 users keep each e-mail at 3 of its 5.
+const EVENTS_LOGIN_BOUNDED: BoundedMeasure = {
+  requests: 8,
+  users: 3,
+  perIp: EVENTS_POLICIES.login.ip,
+  perEmail: EVENTS_POLICIES.login.email,
+};
+
+// One probe + 10 requests of the 25 per 5 min per IP; 2 users keep each e-mail at 6 of its 25 an hour.
+const MICROBLOG_TOKEN_BOUNDED: BoundedMeasure = {
+  requests: 10,
+  users: 2,
+  perIp: MICROBLOG_POLICIES.loginsIp,
+  perEmail: MICROBLOG_POLICIES.loginsEmail,
+};
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'events-config',
@@ -140,6 +222,70 @@ export const SCENARIOS: readonly Scenario[] = [
     request: { method: 'GET', path: '/api/v1/instance' },
     baseline: 'express',
     check: expectJsonField('uri', 'string'),
+  },
+  {
+    id: 'events-logged-user',
+    name: 'events loggedUser',
+    service: 'events',
+    request: {
+      method: 'POST',
+      path: '/api',
+      body: JSON.stringify({ query: '{ loggedUser { id email role } }' }),
+      headers: JSON_HEADERS,
+    },
+    baseline: 'pg',
+    targetRatio: 0.5,
+    async seed({ baseUrl, databaseUrl }) {
+      const [user] = await createConfirmedUsers(databaseUrl, 1);
+      const token = await eventsAccessToken(baseUrl, user!);
+      return { headers: { authorization: `Bearer ${token}` } };
+    },
+    check: expectGraphQLData('loggedUser'),
+  },
+  {
+    id: 'microblog-verify-app',
+    name: 'microblog apps verify_credentials',
+    service: 'microblog',
+    request: { method: 'GET', path: '/api/v1/apps/verify_credentials' },
+    baseline: 'pg',
+    targetRatio: 0.5,
+    async seed({ baseUrl }) {
+      const token = await microblogAppToken(baseUrl, await registerMicroblogApp(baseUrl));
+      return { headers: { authorization: `Bearer ${token}` } };
+    },
+    check: expectJsonField('name', 'string'),
+  },
+  {
+    id: 'events-login',
+    name: 'events login',
+    service: 'events',
+    // The body comes from the seed: one per seeded user.
+    request: { method: 'POST', path: '/api', headers: JSON_HEADERS },
+    baseline: 'pg',
+    bounded: EVENTS_LOGIN_BOUNDED,
+    async seed({ databaseUrl }) {
+      const users = await createConfirmedUsers(databaseUrl, EVENTS_LOGIN_BOUNDED.users);
+      return { bodies: users.map(eventsLoginBody) };
+    },
+    check: expectGraphQLData('login'),
+  },
+  {
+    id: 'microblog-token-password',
+    name: 'microblog oauth token (password grant)',
+    service: 'microblog',
+    request: {
+      method: 'POST',
+      path: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    },
+    baseline: 'pg',
+    bounded: MICROBLOG_TOKEN_BOUNDED,
+    async seed({ baseUrl, databaseUrl }) {
+      const app = await registerMicroblogApp(baseUrl);
+      const users = await createConfirmedUsers(databaseUrl, MICROBLOG_TOKEN_BOUNDED.users);
+      return { bodies: users.map((user) => passwordGrantBody(app, user)) };
+    },
+    check: expectJsonField('access_token', 'string'),
   },
 ];
 

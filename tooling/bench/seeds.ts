@@ -1,0 +1,124 @@
+/** Data the authenticated scenarios need: confirmed users (written through @agora/auth) and tokens. */
+import { randomBytes } from 'node:crypto';
+import { UserStore } from '@agora/auth';
+import { createSequelize } from '@agora/db';
+
+/** What a seed hook gets: the running service and the database it migrated. */
+export interface SeedContext {
+  baseUrl: string;
+  databaseUrl: string;
+}
+
+/** What a seed adds to the scenario's request: headers (a token), or one body per request to send. */
+export interface Seeded {
+  headers?: Record<string, string>;
+  /** Taken in turn by the requests of a bounded scenario (and the probe takes the first). */
+  bodies?: string[];
+}
+
+export interface SeededUser {
+  email: string;
+  password: string;
+}
+
+/** Confirmed users created in the service's own database, the way the admin tool does it. */
+export async function createConfirmedUsers(databaseUrl: string, count: number): Promise<SeededUser[]> {
+  const sequelize = createSequelize({ url: databaseUrl, poolMax: 2 });
+  try {
+    const store = new UserStore({ sequelize });
+    const users: SeededUser[] = [];
+    for (let i = 0; i < count; i++) {
+      const user = {
+        email: `bench-${i}-${randomBytes(4).toString('hex')}@bench.example`,
+        password: randomBytes(12).toString('base64url'),
+      };
+      await store.create({ ...user, confirmed: true });
+      users.push(user);
+    }
+    return users;
+  } finally {
+    await sequelize.close();
+  }
+}
+
+async function postJson(url: string, body: unknown, contentType = 'application/json'): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok)
+    throw new Error(`POST ${new URL(url).pathname} → ${response.status}: ${text.slice(0, 200)}`);
+  return JSON.parse(text) as unknown;
+}
+
+function pick(value: unknown, path: string[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function requireString(value: unknown, what: string, whole: unknown): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new Error(`${what} missing in ${JSON.stringify(whole).slice(0, 300)}`);
+  }
+  return value;
+}
+
+export const EVENTS_LOGIN_MUTATION =
+  'mutation Login($email: String!, $password: String!) { login(email: $email, password: $password) { accessToken refreshToken } }';
+
+export function eventsLoginBody(user: SeededUser): string {
+  return JSON.stringify({ operationName: 'Login', query: EVENTS_LOGIN_MUTATION, variables: user });
+}
+
+/** GraphQL `login` through the public API: the access token (one argon2 verification). */
+export async function eventsAccessToken(baseUrl: string, user: SeededUser): Promise<string> {
+  const result = await postJson(`${baseUrl}/api`, eventsLoginBody(user));
+  return requireString(pick(result, ['data', 'login', 'accessToken']), 'data.login.accessToken', result);
+}
+
+export interface MicroblogApp {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** POST /api/v1/apps: an out-of-band app with the `read` scope. */
+export async function registerMicroblogApp(baseUrl: string): Promise<MicroblogApp> {
+  const result = await postJson(`${baseUrl}/api/v1/apps`, {
+    client_name: 'agora bench',
+    redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
+    scopes: 'read',
+  });
+  return {
+    clientId: requireString(pick(result, ['client_id']), 'client_id', result),
+    clientSecret: requireString(pick(result, ['client_secret']), 'client_secret', result),
+  };
+}
+
+export function passwordGrantBody(app: MicroblogApp, user: SeededUser): string {
+  return new URLSearchParams({
+    grant_type: 'password',
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+    username: user.email,
+    password: user.password,
+    scope: 'read',
+  }).toString();
+}
+
+/** POST /oauth/token with client_credentials: an app token (no user, no hashing of a password). */
+export async function microblogAppToken(baseUrl: string, app: MicroblogApp): Promise<string> {
+  const body = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+    scope: 'read',
+  }).toString();
+  const result = await postJson(`${baseUrl}/oauth/token`, body, 'application/x-www-form-urlencoded');
+  return requireString(pick(result, ['access_token']), 'access_token', result);
+}
