@@ -11,6 +11,9 @@ import { OAuthService } from './oauth/oauth.service.js';
 import { resolveSecretKeyBase } from './oauth/secret-key-base.js';
 import { TokenCipher } from './oauth/token-crypto.js';
 import { userPasswordVerifier } from './oauth/user-password-verifier.js';
+import { deriveKey, SecretBox } from './sessions/keys.js';
+import { SessionActivations } from './sessions/session-activations.js';
+import { TwoFactorService } from './two-factor/two-factor.service.js';
 
 /** Everything a request handler or job may use, built once per process by `AppContext.fromConfig`. */
 export interface AppContextParts {
@@ -29,6 +32,11 @@ export interface AppContextParts {
   oauth: OAuthService;
   /** Request limits shared by every process of the service (packages/auth). */
   rateLimiter: RateLimiter;
+  /** Revocable sign-in sessions of the web pages. */
+  sessions: SessionActivations;
+  twoFactor: TwoFactorService;
+  /** HMAC keys of the web forms, derived from SECRET_KEY_BASE. */
+  formKeys: { csrf: Buffer; pendingSignIn: Buffer };
 }
 
 export type AppContextOverrides = Partial<Omit<AppContextParts, 'config'>>;
@@ -50,6 +58,9 @@ export class AppContext implements AppContextParts {
   readonly users: UserStore;
   readonly rateLimiter: RateLimiter;
   readonly oauth: OAuthService;
+  readonly sessions: SessionActivations;
+  readonly twoFactor: TwoFactorService;
+  readonly formKeys: { csrf: Buffer; pendingSignIn: Buffer };
   private constructor(
     parts: AppContextParts,
     /** Releases what this context created (not what the caller passed in), last created first. */
@@ -67,6 +78,9 @@ export class AppContext implements AppContextParts {
     this.users = parts.users;
     this.rateLimiter = parts.rateLimiter;
     this.oauth = parts.oauth;
+    this.sessions = parts.sessions;
+    this.twoFactor = parts.twoFactor;
+    this.formKeys = parts.formKeys;
   }
 
   static async fromConfig(config: MicroblogConfig, overrides: AppContextOverrides = {}): Promise<AppContext> {
@@ -96,12 +110,13 @@ export class AppContext implements AppContextParts {
       infrastructure.onClose(unsubscribe);
 
       const users = overrides.users ?? new UserStore({ sequelize });
+      const secretKeyBase = await resolveSecretKeyBase(config);
       const oauth =
         overrides.oauth ??
         new OAuthService({
           sequelize,
           logger,
-          cipher: new TokenCipher(await resolveSecretKeyBase(config)),
+          cipher: new TokenCipher(secretKeyBase),
           passwordGrant: config.oauth.passwordGrant,
           passwords: userPasswordVerifier(users),
         });
@@ -116,6 +131,21 @@ export class AppContext implements AppContextParts {
           users,
           oauth,
           rateLimiter: overrides.rateLimiter ?? new RateLimiter(sequelize, { logger }),
+          sessions:
+            overrides.sessions ??
+            new SessionActivations({ sequelize, maxPerUser: config.sessions.maxActivations }),
+          twoFactor:
+            overrides.twoFactor ??
+            new TwoFactorService({
+              sequelize,
+              users,
+              box: new SecretBox(deriveKey(secretKeyBase, 'totp secrets')),
+              issuer: config.instance.title,
+            }),
+          formKeys: overrides.formKeys ?? {
+            csrf: deriveKey(secretKeyBase, 'csrf tokens'),
+            pendingSignIn: deriveKey(secretKeyBase, 'pending sign-in'),
+          },
         },
         infrastructure,
       );

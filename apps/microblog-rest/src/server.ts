@@ -12,6 +12,8 @@ import { CORS_PATHS, corsMiddleware } from './http/cors.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { healthRouter } from './http/health.js';
 import { migrationSets } from './migrations/index.js';
+import { authorizePagesRouter } from './oauth/authorize/authorize.router.js';
+import { ensureWebApplication } from './oauth/authorize/web-app.js';
 import { bearerGuards } from './oauth/bearer.js';
 import { oauthRouter } from './oauth/oauth.router.js';
 import { nodeInfoRouter } from './well-known/nodeinfo.js';
@@ -42,6 +44,19 @@ export function createApp(ctx: AppContext): express.Express {
   const guards = bearerGuards(ctx.oauth);
   app.use(appsRouter(ctx.oauth, guards, ctx.config.http.bodyLimitBytes));
   app.use(oauthRouter(ctx.oauth, ctx.rateLimiter, ctx.config.http.publicUrl, ctx.config.http.bodyLimitBytes));
+  app.use(
+    authorizePagesRouter({
+      oauth: ctx.oauth,
+      users: ctx.users,
+      sessions: ctx.sessions,
+      twoFactor: ctx.twoFactor,
+      limiter: ctx.rateLimiter,
+      logger: ctx.logger,
+      publicUrl: ctx.config.http.publicUrl,
+      instanceTitle: ctx.config.instance.title,
+      keys: ctx.formKeys,
+    }),
+  );
 
   app.use('/api', notFound('Record not found'));
   app.use(notFound('Not found'));
@@ -65,6 +80,10 @@ export function createServer(ctx: AppContext): AppServer {
       queueStarted = true;
       if (config.role === 'worker') return { url: config.http.publicUrl, port: config.http.port };
 
+      await ensureWebApplication(ctx.sequelize, {
+        name: config.instance.title,
+        redirectUri: `${config.http.publicUrl}/web`,
+      });
       // Render the instance documents now, so the first request does not pay for it.
       await ctx.instanceDocuments.refresh();
       const server = createHttpServer(app);

@@ -68,6 +68,10 @@ export interface MicroblogConfig extends BaseServiceConfig {
     /** Whether POST /oauth/token accepts `grant_type=password` (the seed's clients use it). */
     passwordGrant: boolean;
   };
+  sessions: {
+    /** Sign-in sessions one account keeps; beyond it the oldest is dropped (Mastodon: 10). */
+    maxActivations: number;
+  };
   secrets: {
     /** Derives the key that encrypts stored access tokens; unset outside production, one is generated. */
     keyBase: string | undefined;
@@ -135,6 +139,7 @@ const schema = z
     MEDIA_IMAGE_SIZE_LIMIT: envInt(16 * 1024 * 1024, { min: 1 }),
     MEDIA_VIDEO_SIZE_LIMIT: envInt(99 * 1024 * 1024, { min: 1 }),
     OAUTH_PASSWORD_GRANT: envBoolean(true),
+    MAX_SESSION_ACTIVATIONS: envInt(10, { min: 1, max: 1000 }),
     SECRET_KEY_BASE: z
       .string()
       .optional()
@@ -205,6 +210,7 @@ const schema = z
         },
       },
       oauth: { passwordGrant: env.OAUTH_PASSWORD_GRANT },
+      sessions: { maxActivations: env.MAX_SESSION_ACTIVATIONS },
       secrets: { keyBase: env.SECRET_KEY_BASE },
     };
   });
