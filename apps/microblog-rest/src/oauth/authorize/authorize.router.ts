@@ -227,6 +227,22 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
     res.set('Cache-Control', 'no-store').redirect(302, location);
   }
 
+  /** A page handler for a form post: refused with 403 unless it carries this browser's CSRF token. */
+  function form(handler: (req: Request, res: Response) => Promise<void>) {
+    return page(async (req, res) => {
+      if (!csrfValid(req)) {
+        message(
+          res,
+          403,
+          'Forbidden',
+          'Invalid or missing authenticity token. Reload the page and try again.',
+        );
+        return;
+      }
+      await handler(req, res);
+    });
+  }
+
   /** Runs a page handler; failures become HTML pages (these are browser pages, not the JSON API). */
   function page(handler: (req: Request, res: Response) => Promise<void>) {
     return async (req: Request, res: Response) => {
@@ -370,16 +386,7 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
 
   router.post(
     '/oauth/authorize',
-    page(async (req, res) => {
-      if (!csrfValid(req)) {
-        message(
-          res,
-          403,
-          'Forbidden',
-          'Invalid or missing authenticity token. Reload the page and try again.',
-        );
-        return;
-      }
+    form(async (req, res) => {
       const request = await checked(res, req.body);
       if (!request) return;
       const session = await currentSession(req);
@@ -409,16 +416,7 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
 
   router.post(
     '/auth/sign_in',
-    page(async (req, res) => {
-      if (!csrfValid(req)) {
-        message(
-          res,
-          403,
-          'Forbidden',
-          'Invalid or missing authenticity token. Reload the page and try again.',
-        );
-        return;
-      }
+    form(async (req, res) => {
       const request = await checked(res, req.body);
       if (!request) return;
       const email = (stringParam(req.body, 'email') ?? '').trim();
@@ -444,16 +442,7 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
 
   router.post(
     '/auth/two_factor',
-    page(async (req, res) => {
-      if (!csrfValid(req)) {
-        message(
-          res,
-          403,
-          'Forbidden',
-          'Invalid or missing authenticity token. Reload the page and try again.',
-        );
-        return;
-      }
+    form(async (req, res) => {
       const request = await checked(res, req.body);
       if (!request) return;
       const userId = pendingUserId(req);
@@ -474,16 +463,7 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
 
   router.post(
     '/auth/sign_out',
-    page(async (req, res) => {
-      if (!csrfValid(req)) {
-        message(
-          res,
-          403,
-          'Forbidden',
-          'Invalid or missing authenticity token. Reload the page and try again.',
-        );
-        return;
-      }
+    form(async (req, res) => {
       await deps.sessions.deactivate(readCookies(req).get(sessionCookie));
       setCookie(res, sessionCookie, '', { secure, maxAge: 0 });
       const nonce = randomBytes(16).toString('base64');
