@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { type Sequelize, type Transaction } from 'sequelize';
 import { parseScopes, scopesWithin, type Scope } from '@agora/auth';
 import { BadInput, type FieldErrors, type Logger } from '@agora/core';
 import { defineOAuthAccessTokenModel, type OAuthAccessTokenModel } from './oauth-access-token.model.js';
@@ -273,13 +273,7 @@ export class OAuthService {
   /** The caller behind a bearer token, or null when it is unknown or revoked: one indexed lookup. */
   async authenticateBearer(token: string): Promise<BearerAuth | null> {
     if (!TOKEN_SHAPE.test(token)) return null;
-    const [row] = await this.deps.sequelize.query<BearerRow>(
-      `SELECT t.id AS token_id, t.user_id, t.scopes AS token_scopes, t.last_used_at,
-              a.id, a.name, a.website, a.redirect_uris, a.scopes, a.client_id, a.superapp, a.created_at
-         FROM oauth_access_tokens t JOIN oauth_applications a ON a.id = t.application_id
-        WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
-      { bind: [sha256Hex(token)], type: QueryTypes.SELECT },
-    );
+    const row = await this.bearerRow(sha256Hex(token));
     if (!row) return null;
     if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() > LAST_USED_GRANULARITY_MS) {
       await this.deps.sequelize.query(
@@ -303,6 +297,21 @@ export class OAuthService {
         createdAt: row.created_at,
       },
     };
+  }
+
+  /**
+   * The bearer lookup as a named prepared statement on a pooled connection: PostgreSQL plans the join
+   * once per connection instead of on every authenticated request (Sequelize sends unnamed statements).
+   */
+  private async bearerRow(tokenHash: string): Promise<BearerRow | undefined> {
+    const manager = this.deps.sequelize.connectionManager;
+    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
+    try {
+      const { rows } = await connection.query<BearerRow>({ ...BEARER_STATEMENT, values: [tokenHash] });
+      return rows[0];
+    } finally {
+      manager.releaseConnection(connection);
+    }
   }
 
   private async clientCredentialsGrant(request: TokenRequest): Promise<IssuedToken> {
@@ -415,6 +424,19 @@ export class OAuthService {
     return outer ? run(outer) : this.deps.sequelize.transaction(run);
   }
 }
+
+/** The part of a `pg` client the bearer lookup uses (Sequelize's pool hands out `pg` clients). */
+interface PgConnection {
+  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
+
+const BEARER_STATEMENT = {
+  name: 'agora_oauth_bearer',
+  text: `SELECT t.id AS token_id, t.user_id, t.scopes AS token_scopes, t.last_used_at,
+                a.id, a.name, a.website, a.redirect_uris, a.scopes, a.client_id, a.superapp, a.created_at
+           FROM oauth_access_tokens t JOIN oauth_applications a ON a.id = t.application_id
+          WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+};
 
 interface BearerRow {
   token_id: string;

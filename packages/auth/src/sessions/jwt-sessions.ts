@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { referenceError } from '../users/user.errors.js';
@@ -61,6 +61,8 @@ export class JwtSessions {
   private readonly accessTtl: number;
   private readonly refreshTtl: number;
   private readonly now: () => Date;
+  /** The same secret as a KeyObject: jose caches its WebCrypto import, a raw Uint8Array it re-imports per call. */
+  private readonly verifyKey: KeyObject;
 
   constructor(options: JwtSessionsOptions) {
     const key =
@@ -70,6 +72,7 @@ export class JwtSessions {
     }
     this.sequelize = options.sequelize;
     this.key = key;
+    this.verifyKey = createSecretKey(key);
     this.issuer = options.issuer ?? 'agora';
     this.algorithm = options.algorithm ?? 'HS512';
     this.accessTtl = options.accessTtlSeconds ?? ACCESS_TTL_SECONDS;
@@ -239,7 +242,7 @@ export class JwtSessions {
   ): Promise<{ ok: true; payload: JWTPayload } | { ok: false; reason: AccessTokenFailure }> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.key, {
+      ({ payload } = await jwtVerify(token, this.verifyKey, {
         algorithms: [this.algorithm],
         issuer: this.issuer,
         currentDate: this.now(),

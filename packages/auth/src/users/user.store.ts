@@ -91,11 +91,13 @@ export type EmailChangeAuthorisation = { password: string } | { trusted: true };
  */
 export class UserStore {
   readonly model: UserModel;
+  private readonly sequelize: Sequelize;
   private readonly hashParams: Partial<PasswordHashParams> | undefined;
   private readonly now: () => Date;
 
   constructor(options: UserStoreOptions) {
     this.model = defineUserModel(options.sequelize);
+    this.sequelize = options.sequelize;
     this.hashParams = options.passwordHashParams;
     this.now = options.now ?? (() => new Date());
   }
@@ -138,8 +140,15 @@ export class UserStore {
 
   async findById(id: string): Promise<User | null> {
     if (!isUserId(id)) return null;
-    const row = await this.model.findByPk(id);
-    return row ? toUser(row.get()) : null;
+    // Runs on every authenticated read: one prepared statement, no model instance.
+    const manager = this.sequelize.connectionManager;
+    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
+    try {
+      const { rows } = await connection.query<UserFields>({ ...FIND_BY_ID_STATEMENT, values: [id] });
+      return rows[0] ? toUser(rows[0]) : null;
+    } finally {
+      manager.releaseConnection(connection);
+    }
   }
 
   /** Case-insensitive, as the unique index. */
@@ -367,7 +376,30 @@ function mapUniqueEmail(error: unknown): unknown {
   return error;
 }
 
-export function toUser(row: UserRow): User {
+/** The columns `toUser` reads. */
+type UserFields = Omit<
+  UserRow,
+  'confirmationTokenHash' | 'resetPasswordTokenHash' | 'emailChangeSentAt' | 'emailChangeTokenHash'
+>;
+
+/** The part of a `pg` client `findById` uses (Sequelize's pool hands out `pg` clients). */
+interface PgConnection {
+  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
+
+// Named, so PostgreSQL parses and plans it once per connection (Sequelize sends unnamed statements).
+const FIND_BY_ID_STATEMENT = {
+  name: 'agora_user_by_id',
+  text: `SELECT id, email, password_hash AS "passwordHash", role, locale, provider, disabled,
+                confirmed_at AS "confirmedAt", confirmation_sent_at AS "confirmationSentAt",
+                reset_password_sent_at AS "resetPasswordSentAt", unconfirmed_email AS "unconfirmedEmail",
+                last_sign_in_at AS "lastSignInAt", last_sign_in_ip AS "lastSignInIp",
+                current_sign_in_at AS "currentSignInAt", current_sign_in_ip AS "currentSignInIp",
+                created_at AS "createdAt", updated_at AS "updatedAt"
+           FROM users WHERE id = $1`,
+};
+
+export function toUser(row: UserFields): User {
   return {
     id: String(row.id),
     email: row.email,
