@@ -555,6 +555,16 @@ describe('OAuth2: /oauth/token, /oauth/revoke, authorization codes, bearer token
   });
 });
 
+/** An app registered over HTTP with the out-of-band redirect, as a CLI client would. */
+async function registerOobApp(baseUrl: string): Promise<Registered> {
+  const response = await fetch(`${baseUrl}/api/v1/apps`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: 'x', redirect_uris: OOB }),
+  });
+  return (await response.json()) as Registered;
+}
+
 describe('OAuth2 with OAUTH_PASSWORD_GRANT=false', () => {
   let t: TestServer;
   before(async () => {
@@ -565,13 +575,7 @@ describe('OAuth2 with OAUTH_PASSWORD_GRANT=false', () => {
   });
 
   it('refuses the password grant as unsupported and leaves it out of the metadata', async () => {
-    const app = (await (
-      await fetch(`${t.url}/api/v1/apps`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ client_name: 'x', redirect_uris: OOB }),
-      })
-    ).json()) as Registered;
+    const app = await registerOobApp(t.url);
     await t.ctx.users.create({ email: 'a@example.org', password: 'password123', confirmed: true });
     const response = await fetch(`${t.url}/oauth/token`, {
       method: 'POST',
@@ -602,13 +606,7 @@ describe('OAuth2 password grant throttling', function () {
   });
 
   it('refuses the 26th password attempt from one address within five minutes with 429, before checking it', async () => {
-    const app = (await (
-      await fetch(`${t.url}/api/v1/apps`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ client_name: 'x', redirect_uris: OOB }),
-      })
-    ).json()) as Registered;
+    const app = await registerOobApp(t.url);
     await t.ctx.users.create({ email: 'victim@example.org', password: 'correct horse', confirmed: true });
     const attempt = (password: string) =>
       fetch(`${t.url}/oauth/token`, {
