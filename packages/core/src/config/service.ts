@@ -40,6 +40,10 @@ export interface BaseServiceConfig {
     smtpUrl: string | undefined;
     from: string;
   };
+  federation: {
+    /** Hosts (`host`, `host:port` or CIDR) outgoing fetches may reach on private addresses; empty in production. */
+    allowPrivateHosts: string[];
+  };
   dataDir: string;
 }
 
@@ -66,6 +70,16 @@ export function baseServiceEnv(defaults: { port: number }) {
     MAIL_DIR: z.string().optional(),
     SMTP_URL: envUrl().optional(),
     MAIL_FROM: z.string().optional(),
+    // Comma-separated; the local launcher sets it so the two services federate over loopback.
+    FEDERATION_ALLOW_PRIVATE_HOSTS: z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry.length > 0),
+      ),
   };
 }
 
@@ -117,6 +131,7 @@ export function toBaseServiceConfig(
       smtpUrl: env.SMTP_URL,
       from: env.MAIL_FROM ?? `Agora <noreply@${new URL(publicUrl).hostname}>`,
     },
+    federation: { allowPrivateHosts: env.FEDERATION_ALLOW_PRIVATE_HOSTS },
     dataDir,
   };
 }

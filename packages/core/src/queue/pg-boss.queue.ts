@@ -241,6 +241,9 @@ class PgBossQueue implements JobQueue {
             await this.run(handler, job);
           } finally {
             worker.busy = false;
+            // A slot that just ran a job fetches the next one at once instead of sleeping a polling
+            // interval: a backlog drains back to back (pg-boss skips the pause once notified).
+            this.boss.notifyWorker(worker.id);
           }
         },
       );
