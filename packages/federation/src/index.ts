@@ -1,1 +1,12 @@
 export * from './nodeinfo/index.js';
+export * from './actors/index.js';
+export { federationMigrationSet } from './migrations/index.js';
+export * from './signatures/index.js';
+export * from './fetch/index.js';
+export * from './sanitize/index.js';
+export * from './inbox/index.js';
+export { DomainBlocks, type DomainBlock, type DomainBlockSeverity } from './moderation/domain-blocks.js';
+export { Federation, type FederationOptions } from './federation.js';
+export * from './discovery/index.js';
+export * from './jsonld/index.js';
+export * from './delivery/index.js';

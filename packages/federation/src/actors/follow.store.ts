@@ -1,0 +1,153 @@
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { isActorId } from './actor.store.js';
+
+export interface Follow {
+  id: string;
+  actorId: string;
+  targetActorId: string;
+  uri: string | null;
+  accepted: boolean;
+  createdAt: Date;
+}
+
+interface FollowFields {
+  id: string;
+  actorId: string;
+  targetActorId: string;
+  uri: string | null;
+  acceptedAt: Date | null;
+  createdAt: Date;
+}
+
+const COLUMNS = `id, actor_id AS "actorId", target_actor_id AS "targetActorId", uri, accepted_at AS "acceptedAt",
+  created_at AS "createdAt"`;
+
+/**
+ * Follow relations between actors, local or remote. Accepted follows count in both actors'
+ * counters; every change of state adjusts the counters in the same transaction.
+ */
+export class FollowStore {
+  constructor(private readonly sequelize: Sequelize) {}
+
+  /**
+   * Records that `actorId` follows `targetActorId` (accepted, or pending approval). An existing
+   * relation is kept (a repeated Follow may refresh its uri and accept it). Returns the relation.
+   */
+  async follow(
+    actorId: string,
+    targetActorId: string,
+    options: { uri?: string | null; accepted: boolean },
+  ): Promise<Follow> {
+    return this.sequelize.transaction(async (transaction) => {
+      // Inserted pending; accepting is one path (acceptRow) so the counters move exactly once.
+      const [saved] = await this.sequelize.query<FollowFields>(
+        `INSERT INTO follows (actor_id, target_actor_id, uri) VALUES ($1, $2, $3)
+         ON CONFLICT (actor_id, target_actor_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follows.uri), updated_at = now()
+         RETURNING ${COLUMNS}`,
+        { bind: [actorId, targetActorId, options.uri ?? null], type: QueryTypes.SELECT, transaction },
+      );
+      let row = saved!;
+      if (options.accepted && row.acceptedAt === null)
+        row = (await this.acceptRow(row.id, transaction)) ?? row;
+      return toFollow(row);
+    });
+  }
+
+  /** Accepts a pending follow; a no-op (returning it) when already accepted; null when unknown. */
+  async accept(followId: string): Promise<Follow | null> {
+    return this.sequelize.transaction(async (transaction) => {
+      const row = await this.acceptRow(followId, transaction);
+      if (row) return toFollow(row);
+      const existing = await this.findRow('id = $1', [followId], transaction);
+      return existing ? toFollow(existing) : null;
+    });
+  }
+
+  /** Ends the relation (unfollow, reject, undo); returns whether one existed. */
+  async remove(actorId: string, targetActorId: string): Promise<boolean> {
+    return this.sequelize.transaction(async (transaction) => {
+      const rows = await this.sequelize.query<FollowFields>(
+        `DELETE FROM follows WHERE actor_id = $1 AND target_actor_id = $2 RETURNING ${COLUMNS}`,
+        { bind: [actorId, targetActorId], type: QueryTypes.SELECT, transaction },
+      );
+      const row = rows[0];
+      if (row?.acceptedAt) await this.adjustCounters(row.actorId, row.targetActorId, -1, transaction);
+      return row !== undefined;
+    });
+  }
+
+  async find(actorId: string, targetActorId: string): Promise<Follow | null> {
+    if (!isActorId(actorId) || !isActorId(targetActorId)) return null;
+    const row = await this.findRow('actor_id = $1 AND target_actor_id = $2', [actorId, targetActorId]);
+    return row ? toFollow(row) : null;
+  }
+
+  async findByUri(uri: string): Promise<Follow | null> {
+    const row = await this.findRow('uri = $1', [uri]);
+    return row ? toFollow(row) : null;
+  }
+
+  /** Inboxes of an actor's accepted remote followers, one per shared inbox. */
+  async followerInboxes(actorId: string): Promise<string[]> {
+    const rows = await this.sequelize.query<{ inbox: string }>(
+      `SELECT DISTINCT coalesce(a.shared_inbox_url, a.inbox_url) AS inbox
+         FROM follows f JOIN actors a ON a.id = f.actor_id
+        WHERE f.target_actor_id = $1 AND f.accepted_at IS NOT NULL AND a.domain IS NOT NULL
+          AND a.suspended_at IS NULL AND coalesce(a.shared_inbox_url, a.inbox_url) IS NOT NULL`,
+      { bind: [actorId], type: QueryTypes.SELECT },
+    );
+    return rows.map((row) => row.inbox);
+  }
+
+  private async acceptRow(followId: string, transaction: Transaction): Promise<FollowFields | null> {
+    const rows = await this.sequelize.query<FollowFields>(
+      `UPDATE follows SET accepted_at = now(), updated_at = now()
+        WHERE id = $1 AND accepted_at IS NULL RETURNING ${COLUMNS}`,
+      { bind: [followId], type: QueryTypes.SELECT, transaction },
+    );
+    const row = rows[0];
+    if (!row) return null;
+    await this.adjustCounters(row.actorId, row.targetActorId, 1, transaction);
+    return row;
+  }
+
+  private async adjustCounters(
+    actorId: string,
+    targetActorId: string,
+    delta: 1 | -1,
+    transaction: Transaction,
+  ) {
+    await this.sequelize.query(
+      `UPDATE actors SET following_count = greatest(following_count + $2, 0) WHERE id = $1`,
+      { bind: [actorId, delta], transaction },
+    );
+    await this.sequelize.query(
+      `UPDATE actors SET followers_count = greatest(followers_count + $2, 0) WHERE id = $1`,
+      { bind: [targetActorId, delta], transaction },
+    );
+  }
+
+  private async findRow(
+    where: string,
+    bind: unknown[],
+    transaction?: Transaction,
+  ): Promise<FollowFields | null> {
+    const rows = await this.sequelize.query<FollowFields>(`SELECT ${COLUMNS} FROM follows WHERE ${where}`, {
+      bind,
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    return rows[0] ?? null;
+  }
+}
+
+function toFollow(row: FollowFields): Follow {
+  return {
+    id: String(row.id),
+    actorId: String(row.actorId),
+    targetActorId: String(row.targetActorId),
+    uri: row.uri,
+    accepted: row.acceptedAt !== null,
+    createdAt: row.createdAt,
+  };
+}

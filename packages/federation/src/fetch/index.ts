@@ -1,0 +1,3 @@
+export * from './fetch.errors.js';
+export * from './guarded-fetch.js';
+export { forbiddenRange, PrivateHostAllowList } from './address.policy.js';

@@ -1,0 +1,2 @@
+export * from './contexts/index.js';
+export * from './document.loader.js';

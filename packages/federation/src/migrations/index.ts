@@ -1,0 +1,12 @@
+import type { Migration, MigrationSet } from '@agora/db';
+import { createActors } from './20261122200000-actors.js';
+import { createDelivery } from './20261122200100-delivery.js';
+import { createInbox } from './20261122200200-inbox.js';
+
+// Keep sorted by name: the runner refuses an unsorted set.
+const migrations: Migration[] = [createActors, createDelivery, createInbox];
+
+/** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries); each app applies this set after the auth set. */
+export function federationMigrationSet(): MigrationSet {
+  return { owner: '@agora/federation', migrations };
+}

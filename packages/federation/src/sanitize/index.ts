@@ -1,0 +1,1 @@
+export { REMOTE_LINK_SCHEMES, sanitizeRemoteHtml } from './remote-html.sanitizer.js';

@@ -1,0 +1,188 @@
+import type { KeyObject } from 'node:crypto';
+import { checkDigestHeader, computeDigest } from './digest.js';
+import { defaultKeyCache } from './key-cache.js';
+import type { PreparedSignature, Refusal } from './prepared-signature.js';
+import { hasBody, pathAndQuery } from './request-parts.js';
+import { CAVAGE_ALGORITHMS, cryptoAlgorithmFor, signBytes } from './signature-algorithms.js';
+import type { IncomingSignedRequest, OutgoingRequest, SignOptions, SigningKey } from './signature.types.js';
+import { checkCreated, checkDate, checkExpires, type TimeWindow } from './time-window.js';
+
+// draft-cavage-http-signatures-12, the scheme the fediverse has spoken since 2017.
+
+export interface CavageSignOptions extends SignOptions {
+  /** `hs2019` hides the algorithm from the header; the bytes are the same RSA-SHA256 for RSA keys. */
+  algorithm?: 'rsa-sha256' | 'hs2019';
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+export function privateKeyObject(key: SigningKey, options: SignOptions): KeyObject {
+  if (typeof key.privateKey !== 'string') return key.privateKey;
+  return (options.keyCache ?? defaultKeyCache).privateKey(key.privateKey);
+}
+
+/** Lower-cases the caller's header names so ours cannot be shadowed by a `Date` next to our `date`. */
+export function lowerCaseHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  const lowered: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) lowered[name.toLowerCase()] = value;
+  return lowered;
+}
+
+function buildSigningString(
+  names: string[],
+  requestTarget: string,
+  params: Map<string, string>,
+  header: (name: string) => string | undefined,
+): string | Refusal {
+  const lines: string[] = [];
+  for (const name of names) {
+    if (name === '(request-target)') lines.push(`${name}: ${requestTarget}`);
+    else if (name === '(created)' || name === '(expires)') {
+      const value = params.get(name.slice(1, -1));
+      if (value === undefined)
+        return { reason: `Signature covers ${name} but has no ${name.slice(1, -1)} value` };
+      lines.push(`${name}: ${value}`);
+    } else {
+      const value = header(name);
+      if (value === undefined) return { reason: `Signed header ${name} is missing` };
+      lines.push(`${name}: ${value}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Signs a request the way Mastodon expects: `(request-target) host date digest` for requests with a
+ * body, `(request-target) host date` (+ `accept`) otherwise. Returns every header to send.
+ */
+export function signRequest(
+  input: OutgoingRequest,
+  key: SigningKey,
+  options: CavageSignOptions = {},
+): Record<string, string> {
+  const url = new URL(input.url);
+  const algorithm = options.algorithm ?? 'rsa-sha256';
+  const privateKey = privateKeyObject(key, options);
+  const crypto = cryptoAlgorithmFor(algorithm, privateKey);
+  if (!crypto) throw new TypeError(`A ${privateKey.asymmetricKeyType} key cannot sign with ${algorithm}`);
+
+  if (/["\\]/.test(key.keyId)) throw new TypeError('keyId must not contain quotes or backslashes');
+  const headers = lowerCaseHeaders(input.headers);
+  delete headers.signature;
+  headers.host = url.host;
+  headers.date = (options.now ?? new Date()).toUTCString();
+  const names = ['(request-target)', 'host', 'date'];
+  if (input.body !== undefined || ['POST', 'PUT', 'PATCH'].includes(input.method.toUpperCase())) {
+    headers.digest = computeDigest(input.body ?? '');
+    names.push('digest');
+  } else if (headers.accept !== undefined) {
+    names.push('accept');
+  }
+  const requestTarget = `${input.method.toLowerCase()} ${url.pathname}${url.search}`;
+  const signingString = buildSigningString(names, requestTarget, new Map(), (name) => headers[name]);
+  if (typeof signingString !== 'string') throw new TypeError(signingString.reason);
+  const signature = signBytes(crypto, privateKey, signingString).toString('base64');
+  headers.signature =
+    `keyId="${key.keyId}",algorithm="${algorithm}",` +
+    `headers="${names.join(' ')}",signature="${signature}"`;
+  return headers;
+}
+
+/** Parses `keyId="…",algorithm="…",headers="…",signature="…"`; null when malformed or repeated. */
+export function parseCavageParameters(value: string): Map<string, string> | null {
+  const params = new Map<string, string>();
+  let position = 0;
+  while (position < value.length) {
+    while (value[position] === ' ' || value[position] === ',' || value[position] === '\t') position += 1;
+    if (position >= value.length) break;
+    const name = /^[A-Za-z0-9_-]+/.exec(value.slice(position))?.[0];
+    if (!name || value[position + name.length] !== '=') return null;
+    position += name.length + 1;
+    let parameter = '';
+    if (value[position] === '"') {
+      position += 1;
+      while (position < value.length && value[position] !== '"') {
+        if (value[position] === '\\') position += 1;
+        parameter += value[position] ?? '';
+        position += 1;
+      }
+      if (value[position] !== '"') return null;
+      position += 1;
+    } else {
+      const end = value.indexOf(',', position);
+      parameter = value.slice(position, end === -1 ? value.length : end).trim();
+      position = end === -1 ? value.length : end;
+    }
+    if (params.has(name)) return null;
+    params.set(name, parameter);
+  }
+  return params;
+}
+
+function integerParameter(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  return /^\d{1,15}$/.test(value) ? Number(value) : null;
+}
+
+/** Applies the policy (what must be signed, time window, digest) and builds the signing string. */
+export function prepareCavage(
+  signatureHeader: string,
+  request: IncomingSignedRequest,
+  headers: Map<string, string>,
+  window: TimeWindow,
+): PreparedSignature | Refusal {
+  const params = parseCavageParameters(signatureHeader);
+  if (!params) return { reason: 'Signature header is malformed' };
+  const keyId = params.get('keyId');
+  if (!keyId) return { reason: 'Signature header has no keyId' };
+  const refuse = (reason: string): Refusal => ({ reason, keyId });
+  const signature = params.get('signature');
+  if (!signature || !BASE64.test(signature)) return refuse('Signature header has no valid signature value');
+  // Mastodon's reading of the draft: a missing algorithm means hs2019, "ask the key".
+  const algorithm = (params.get('algorithm') ?? 'hs2019').toLowerCase();
+  if (!CAVAGE_ALGORITHMS.has(algorithm)) return refuse('Unsupported algorithm');
+
+  const names = (params.get('headers') ?? 'date').toLowerCase().trim().split(/\s+/);
+  if (new Set(names).size !== names.length) return refuse('Signature lists a header twice');
+  const covers = (name: string): boolean => names.includes(name);
+  const method = request.method.toUpperCase();
+
+  if ((covers('(created)') || covers('(expires)')) && algorithm !== 'hs2019')
+    return refuse('(created) and (expires) may only be signed with algorithm hs2019');
+  if (!covers('(request-target)')) return refuse('Signature must cover (request-target)');
+  if (!covers('date') && !covers('(created)')) return refuse('Signature must cover the Date header');
+  if ((method === 'GET' || method === 'HEAD') && !covers('host'))
+    return refuse(`${method} requests must sign the Host header`);
+  if (hasBody(request) && !covers('digest')) return refuse(`${method} requests must sign the Digest header`);
+
+  const created = integerParameter(params.get('created'));
+  const expires = integerParameter(params.get('expires'));
+  if (created === null || expires === null) return refuse('Signature created/expires must be integers');
+  const timeProblem =
+    (covers('date') && headers.has('date') ? checkDate(headers.get('date') ?? '', window) : null) ??
+    (created !== undefined ? checkCreated(created, window) : null) ??
+    (expires !== undefined ? checkExpires(expires, window) : null);
+  if (timeProblem) return refuse(timeProblem);
+
+  if (covers('digest')) {
+    const digest = headers.get('digest');
+    if (digest === undefined) return refuse('Signed header digest is missing');
+    const check = checkDigestHeader(digest, request.body);
+    if (check === 'mismatch') return refuse('Digest does not match the body');
+    if (check === 'unsupported') return refuse('Digest uses no supported algorithm (SHA-256 or SHA-512)');
+    if (check === 'malformed') return refuse('Digest header is malformed');
+  }
+
+  const target = pathAndQuery(request.url);
+  if (target === null) return refuse('Request URL is malformed');
+  const requestTarget = `${request.method.toLowerCase()} ${target}`;
+  const signingString = buildSigningString(names, requestTarget, params, (name) => headers.get(name));
+  if (typeof signingString !== 'string') return refuse(signingString.reason);
+  return {
+    scheme: 'cavage',
+    keyId,
+    declaredAlgorithm: algorithm,
+    signingString,
+    signature: Buffer.from(signature, 'base64'),
+  };
+}

@@ -1,0 +1,20 @@
+import type { SignatureScheme } from './signature.types.js';
+
+/** A signature whose policy checks passed: only the key lookup and the crypto remain. */
+export interface PreparedSignature {
+  scheme: SignatureScheme;
+  keyId: string;
+  /** The algorithm the sender declared, if any. */
+  declaredAlgorithm: string | undefined;
+  signingString: string;
+  signature: Uint8Array;
+}
+
+export interface Refusal {
+  reason: string;
+  keyId?: string;
+}
+
+export function isRefusal(value: PreparedSignature | Refusal): value is Refusal {
+  return 'reason' in value;
+}

@@ -1,0 +1,240 @@
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { expect } from 'chai';
+import { signRequestRfc9421 } from './rfc9421.js';
+import type { IncomingSignedRequest, ResolvedKey } from './signature.types.js';
+import { parseDictionary } from './structured-fields.js';
+import { verifyRequest } from './verify-request.js';
+
+const OWNER = 'https://remote.example/users/alice';
+const KEY_ID = `${OWNER}#main-key`;
+const NOW = new Date('2026-11-22T12:00:00Z');
+const INBOX = 'https://local.example/inbox';
+const BODY = Buffer.from('{"type":"Like"}');
+
+// RFC 9421 Appendix B.1.4 test key and B.2.6 request (Ed25519 is deterministic, so the bytes must match).
+const RFC_ED25519_PRIVATE =
+  '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF\n-----END PRIVATE KEY-----\n';
+const RFC_ED25519_PUBLIC =
+  '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs=\n-----END PUBLIC KEY-----\n';
+
+interface Pair {
+  privateKey: KeyObject;
+  pem: string;
+}
+
+function resolveTo(pem: string) {
+  return (keyId: string): ResolvedKey | null => (keyId ? { publicKeyPem: pem, owner: OWNER } : null);
+}
+
+function received(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: Uint8Array,
+): IncomingSignedRequest {
+  const { pathname, search } = new URL(url);
+  return { method, url: pathname + search, headers, body };
+}
+
+describe('RFC 9421 message signatures', () => {
+  let rsa: Pair;
+
+  before(() => {
+    const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    rsa = {
+      privateKey: keys.privateKey,
+      pem: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    };
+  });
+
+  const sign = (
+    method: string,
+    url: string,
+    options: Parameters<typeof signRequestRfc9421>[2] = {},
+    body?: Uint8Array,
+  ) =>
+    signRequestRfc9421(
+      { method, url, body },
+      { keyId: KEY_ID, privateKey: rsa.privateKey },
+      { now: NOW, ...options },
+    );
+
+  it('reproduces the signature of RFC 9421 B.2.6 byte for byte', () => {
+    const headers = signRequestRfc9421(
+      {
+        method: 'POST',
+        url: 'https://example.com/foo?param=Value&Pet=dog',
+        headers: {
+          Date: 'Tue, 20 Apr 2021 02:07:55 GMT',
+          'Content-Type': 'application/json',
+          'Content-Length': '18',
+        },
+        body: '{"hello": "world"}',
+      },
+      { keyId: 'test-key-ed25519', privateKey: createPrivateKey(RFC_ED25519_PRIVATE) },
+      {
+        now: new Date(1618884473 * 1000),
+        label: 'sig-b26',
+        algParameter: false,
+        components: ['date', '@method', '@path', '@authority', 'content-type', 'content-length'],
+      },
+    );
+    expect(headers['signature-input']).to.equal(
+      'sig-b26=("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519"',
+    );
+    expect(headers.signature).to.equal(
+      'sig-b26=:wqcAqbmYJ2ji2glfAMaRy4gruYYnx2nEFN2HN6jrnDnQCK1u02Gb04v9EDgwUPiu4A0w6vuQv5lIp5WPpBKRCw==:',
+    );
+  });
+
+  it('verifies with the RFC Ed25519 key on a GET but refuses a POST without a signed Content-Digest', async () => {
+    const headers = signRequestRfc9421(
+      {
+        method: 'GET',
+        url: 'https://example.com/foo',
+        headers: { 'Content-Type': 'x', 'Content-Length': '0' },
+      },
+      { keyId: 'test-key-ed25519', privateKey: RFC_ED25519_PRIVATE },
+      { now: NOW, components: ['date', '@method', '@path', '@authority'] },
+    );
+    const get = await verifyRequest(
+      received('GET', 'https://example.com/foo', headers),
+      resolveTo(RFC_ED25519_PUBLIC),
+      {
+        now: NOW,
+      },
+    );
+    expect(get).to.deep.include({ ok: true, algorithm: 'ed25519', scheme: 'rfc9421' });
+    const post = await verifyRequest(
+      received('POST', 'https://example.com/foo', headers, Buffer.from('{}')),
+      resolveTo(RFC_ED25519_PUBLIC),
+      { now: NOW },
+    );
+    expect(post).to.deep.include({ ok: false, reason: 'POST requests must sign the Content-Digest header' });
+  });
+
+  it('accepts a signed POST (rsa-v1_5-sha256) and a signed GET with a query', async () => {
+    const postHeaders = sign('POST', INBOX, {}, BODY);
+    expect(parseDictionary(postHeaders['content-digest'] ?? '').has('sha-256')).to.equal(true);
+    expect(postHeaders['signature-input']).to.match(
+      /^sig1=\("@method" "@target-uri" "content-digest"\);created=\d+;keyid="/,
+    );
+    const post = await verifyRequest(received('POST', INBOX, postHeaders, BODY), resolveTo(rsa.pem), {
+      now: NOW,
+    });
+    expect(post).to.deep.equal({
+      ok: true,
+      keyId: KEY_ID,
+      owner: OWNER,
+      algorithm: 'rsa-v1_5-sha256',
+      scheme: 'rfc9421',
+    });
+    const url = 'https://local.example/users/bob/outbox?page=2';
+    const get = await verifyRequest(received('GET', url, sign('GET', url)), resolveTo(rsa.pem), { now: NOW });
+    expect(get.ok).to.equal(true);
+  });
+
+  it('accepts rsa-pss-sha512 and any label', async () => {
+    const headers = sign('POST', INBOX, { alg: 'rsa-pss-sha512', label: 'mastodon' }, BODY);
+    expect(headers.signature).to.match(/^mastodon=:/);
+    const result = await verifyRequest(received('POST', INBOX, headers, BODY), resolveTo(rsa.pem), {
+      now: NOW,
+    });
+    expect(result).to.deep.include({ ok: true, algorithm: 'rsa-pss-sha512' });
+  });
+
+  it('refuses a tampered body, a tampered target and a replay to another host', async () => {
+    const headers = sign('POST', INBOX, {}, BODY);
+    const body = await verifyRequest(
+      received('POST', INBOX, headers, Buffer.from('{"type":"Undo"}')),
+      resolveTo(rsa.pem),
+      {
+        now: NOW,
+      },
+    );
+    expect(body).to.deep.include({ ok: false, reason: 'Content-Digest does not match the body' });
+    const target = await verifyRequest(
+      received('POST', 'https://local.example/users/bob/inbox', headers, BODY),
+      resolveTo(rsa.pem),
+      { now: NOW },
+    );
+    expect(target).to.deep.include({ ok: false, reason: 'Signature does not verify' });
+    const other = await verifyRequest(
+      received('POST', INBOX, { ...headers, host: 'other.example' }, BODY),
+      resolveTo(rsa.pem),
+      {
+        now: NOW,
+      },
+    );
+    expect(other).to.deep.include({ ok: false, reason: 'Signature does not verify' });
+  });
+
+  it('keeps the authority when the path looks like a network path (//evil.example/…)', async () => {
+    const headers = sign('GET', 'https://evil.example/x');
+    const result = await verifyRequest(
+      { method: 'GET', url: '//evil.example/x', headers: { ...headers, host: 'local.example' } },
+      resolveTo(rsa.pem),
+      { now: NOW },
+    );
+    expect(result).to.deep.include({ ok: false, reason: 'Signature does not verify' });
+  });
+
+  it('refuses stale, future and expired signatures', async () => {
+    const hours = (n: number) => new Date(NOW.getTime() + n * 3600_000);
+    const stale = sign('GET', INBOX, { now: hours(-14) });
+    expect(
+      await verifyRequest(received('GET', INBOX, stale), resolveTo(rsa.pem), { now: NOW }),
+    ).to.deep.include({
+      ok: false,
+      reason: 'Signature creation time is outside the accepted window',
+    });
+    const ahead = sign('GET', INBOX, { now: hours(2), components: ['@method', '@target-uri'] });
+    expect(
+      await verifyRequest(received('GET', INBOX, ahead), resolveTo(rsa.pem), { now: NOW }),
+    ).to.deep.include({
+      ok: false,
+      reason: 'Signature was created in the future',
+    });
+    const expired = sign('GET', INBOX, { now: hours(-2), expiresInSeconds: 60 });
+    expect(
+      await verifyRequest(received('GET', INBOX, expired), resolveTo(rsa.pem), { now: NOW }),
+    ).to.deep.include({
+      ok: false,
+      reason: 'Signature has expired',
+    });
+  });
+
+  it('refuses an unsupported alg and a signature without keyid', async () => {
+    const headers = sign('GET', INBOX);
+    const hmac = {
+      ...headers,
+      'signature-input': (headers['signature-input'] ?? '').replace('rsa-v1_5-sha256', 'hmac-sha256'),
+    };
+    expect(
+      await verifyRequest(received('GET', INBOX, hmac), resolveTo(rsa.pem), { now: NOW }),
+    ).to.deep.include({
+      ok: false,
+      reason: 'Unsupported algorithm',
+    });
+    const anonymous = {
+      ...headers,
+      'signature-input': (headers['signature-input'] ?? '').replace(/;keyid="[^"]*"/, ''),
+    };
+    expect(
+      await verifyRequest(received('GET', INBOX, anonymous), resolveTo(rsa.pem), { now: NOW }),
+    ).to.deep.equal({
+      ok: false,
+      reason: 'Signature-Input has no keyid',
+    });
+  });
+
+  it('refuses a GET that covers neither @authority nor @target-uri', async () => {
+    const headers = sign('GET', INBOX, { components: ['@method', '@path'] });
+    expect(
+      await verifyRequest(received('GET', INBOX, headers), resolveTo(rsa.pem), { now: NOW }),
+    ).to.deep.include({
+      ok: false,
+      reason: 'GET requests must sign the Host header (@authority)',
+    });
+  });
+});

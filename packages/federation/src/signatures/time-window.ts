@@ -1,0 +1,38 @@
+import type { VerifyOptions } from './signature.types.js';
+
+export const DEFAULT_MAX_AGE_SECONDS = 12 * 60 * 60;
+export const DEFAULT_SKEW_SECONDS = 60 * 60;
+
+export interface TimeWindow {
+  now: number;
+  maxAge: number;
+  skew: number;
+}
+
+export function timeWindow(options: VerifyOptions): TimeWindow {
+  return {
+    now: Math.floor((options.now ?? new Date()).getTime() / 1000),
+    maxAge: options.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS,
+    skew: options.skewSeconds ?? DEFAULT_SKEW_SECONDS,
+  };
+}
+
+/** A signed Date may be off by the window plus the skew in either direction; returns a reason or null. */
+export function checkDate(value: string, window: TimeWindow): string | null {
+  const sent = Date.parse(value);
+  if (Number.isNaN(sent)) return 'Date header is not a valid date';
+  const offset = Math.abs(window.now - Math.floor(sent / 1000));
+  return offset > window.maxAge + window.skew ? 'Date is outside the accepted window' : null;
+}
+
+/** `created` says when the signature was made: never beyond the skew into the future. */
+export function checkCreated(created: number, window: TimeWindow): string | null {
+  if (created > window.now + window.skew) return 'Signature was created in the future';
+  if (window.now - created > window.maxAge + window.skew)
+    return 'Signature creation time is outside the accepted window';
+  return null;
+}
+
+export function checkExpires(expires: number, window: TimeWindow): string | null {
+  return expires < window.now - window.skew ? 'Signature has expired' : null;
+}
