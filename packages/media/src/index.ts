@@ -1,1 +1,10 @@
 export * from './limits/limits.js';
+export * from './limits/media-limits.js';
+export * from './storage/storage.port.js';
+export * from './storage/disk-storage.js';
+export * from './storage/serve-media.handler.js';
+export * from './pipeline/media.types.js';
+export { createMediaPipeline } from './pipeline/media-pipeline.js';
+export type { MediaPipeline, MediaPipelineOptions, ProcessRequest } from './pipeline/media-pipeline.js';
+export { SUPPORTED_MIME_TYPES, type MediaType } from './pipeline/sniff.js';
+export type { MediaInput } from './pipeline/spool.js';
