@@ -1,8 +1,11 @@
 import { JwtSessions, RateLimiter, UserStore } from '@agora/auth';
 import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
+import { ActorStore, type Federation } from '@agora/federation';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { EventsConfig } from './config/config.js';
+import { eventsActorUrls } from './federation/actor-urls.js';
+import { eventsFederation } from './federation/federation.js';
 import { maintenanceJobs } from './jobs/maintenance.js';
 import { PeriodicJobs } from './jobs/periodic-jobs.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
@@ -12,6 +15,7 @@ import { StatisticsService } from './modules/statistics/statistics.service.js';
 import { resolveJwtSecret } from './modules/users/jwt-secret.js';
 import { defineUserSettingsModel } from './modules/users/user-settings.model.js';
 import { UserService } from './modules/users/user.service.js';
+import { PersonService } from './modules/persons/person.service.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -32,6 +36,12 @@ export interface AppServices {
   users: UserService;
   /** The credentials store under `users` (maintenance jobs, admin tools). */
   accounts: UserStore;
+  /** Persons and groups, local and remote: the federation package's one actor model. */
+  actors: ActorStore;
+  /** Discovery, inboxes, remote actors and the delivery pipeline (packages/federation). */
+  federation: Federation;
+  /** Profiles: the Person actors owned by local users. */
+  persons: PersonService;
   /** Hourly/daily housekeeping on the job queue; started by worker and all roles. */
   jobs: PeriodicJobs;
   /** The time rate-limit windows are computed from; tests pin it instead of sleeping. */
@@ -52,6 +62,9 @@ export class AppContext implements AppServices {
   readonly rateLimiter: RateLimiter;
   readonly users: UserService;
   readonly accounts: UserStore;
+  readonly actors: ActorStore;
+  readonly federation: Federation;
+  readonly persons: PersonService;
   readonly jobs: PeriodicJobs;
   readonly clock: () => Date;
   private constructor(
@@ -71,6 +84,9 @@ export class AppContext implements AppServices {
     this.rateLimiter = services.rateLimiter;
     this.users = services.users;
     this.accounts = services.accounts;
+    this.actors = services.actors;
+    this.federation = services.federation;
+    this.persons = services.persons;
     this.jobs = services.jobs;
     this.clock = services.clock;
   }
@@ -116,6 +132,19 @@ export class AppContext implements AppServices {
         publicUrl: config.http.publicUrl,
         instanceName: () => instanceConfig.settings().instanceName,
       });
+    const actors =
+      overrides.actors ??
+      new ActorStore({
+        sequelize,
+        urls: eventsActorUrls(config.http.publicUrl),
+        queue: infrastructure.queue,
+        now: clock,
+      });
+    const federation = overrides.federation ?? eventsFederation(config, infrastructure, actors);
+    infrastructure.onClose(async () => federation.close());
+    const persons =
+      overrides.persons ??
+      new PersonService({ sequelize, actors, accounts: store, domain: config.http.domain });
     const jobs =
       overrides.jobs ??
       new PeriodicJobs({
@@ -133,6 +162,9 @@ export class AppContext implements AppServices {
       rateLimiter,
       users,
       accounts: store,
+      actors,
+      federation,
+      persons,
       jobs,
       clock,
     };

@@ -4,3 +4,4 @@ export { createServer, type AppServer } from './server.js';
 export { startService } from './boot.js';
 export { migrationSets } from './migrations/index.js';
 export { FULL_CONFIG_QUERY } from './graphql/web-client-documents.js';
+export { adminCreateUser, type AdminCreatedUser } from './admin/create-user.js';

@@ -58,6 +58,8 @@ export function createServer(ctx: AppContext): AppServer {
     }),
   );
   if (config.graphql.graphiql) app.use(graphiqlRouter());
+  // WebFinger, host-meta, actor documents (`/@:name`, `/relay`) and the inboxes.
+  app.use(ctx.federation.routes({ actorPath: '/@:name', instanceActorPath: '/relay' }));
   app.use((_req, res) => sendHttpError(res, 404, 'not_found', 'Not found'));
   const lastResort: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
@@ -77,6 +79,8 @@ export function createServer(ctx: AppContext): AppServer {
       started = true;
       if (config.db.migrateOnStart) await runMigrations(ctx.sequelize, migrationSets(), logger);
       await ctx.instanceConfig.start();
+      await ctx.actors.registerKeyWorker();
+      await ctx.federation.startWorkers();
       await ctx.queue.start();
       // Web processes only enqueue: housekeeping runs where workers run.
       if (config.role !== 'web') await ctx.jobs.start();

@@ -29,6 +29,37 @@ export type ActionLogObject = {
   id: Maybe<Scalars['ID']['output']>;
 };
 
+/** Anyone or anything that acts on this instance or another: a person, a group, an application. */
+export type Actor = {
+  /** The profile picture (none yet: pictures come with uploads) */
+  avatar: Maybe<Media>;
+  /** The header picture (none yet: pictures come with uploads) */
+  banner: Maybe<Media>;
+  /** Null for actors of this instance */
+  domain: Maybe<Scalars['String']['output']>;
+  followersCount: Maybe<Scalars['Int']['output']>;
+  followingCount: Maybe<Scalars['Int']['output']>;
+  id: Maybe<Scalars['ID']['output']>;
+  local: Maybe<Scalars['Boolean']['output']>;
+  manuallyApprovesFollowers: Maybe<Scalars['Boolean']['output']>;
+  /** The display name */
+  name: Maybe<Scalars['String']['output']>;
+  preferredUsername: Maybe<Scalars['String']['output']>;
+  /** HTML */
+  summary: Maybe<Scalars['String']['output']>;
+  suspended: Maybe<Scalars['Boolean']['output']>;
+  type: Maybe<ActorType>;
+  url: Maybe<Scalars['String']['output']>;
+};
+
+/** The ActivityStreams type of an actor. */
+export type ActorType =
+  | 'APPLICATION'
+  | 'GROUP'
+  | 'ORGANIZATION'
+  | 'PERSON'
+  | 'SERVICE';
+
 export type Analytics = {
   __typename?: 'Analytics';
   configuration: Maybe<Array<Maybe<AnalyticsConfiguration>>>;
@@ -290,6 +321,44 @@ export type OauthProvider = {
   label: Maybe<Scalars['String']['output']>;
 };
 
+export type PaginatedPersonList = {
+  __typename?: 'PaginatedPersonList';
+  elements: Maybe<Array<Maybe<Person>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
+/** A profile (identity) of a user; a user may have several and acts as its default one. */
+export type Person = ActionLogObject & Actor & {
+  __typename?: 'Person';
+  /** The profile picture (none yet: pictures come with uploads) */
+  avatar: Maybe<Media>;
+  /** The header picture (none yet: pictures come with uploads) */
+  banner: Maybe<Media>;
+  /** Null for profiles of this instance */
+  domain: Maybe<Scalars['String']['output']>;
+  followersCount: Maybe<Scalars['Int']['output']>;
+  followingCount: Maybe<Scalars['Int']['output']>;
+  id: Maybe<Scalars['ID']['output']>;
+  local: Maybe<Scalars['Boolean']['output']>;
+  manuallyApprovesFollowers: Maybe<Scalars['Boolean']['output']>;
+  /** The display name */
+  name: Maybe<Scalars['String']['output']>;
+  preferredUsername: Maybe<Scalars['String']['output']>;
+  /** HTML */
+  summary: Maybe<Scalars['String']['output']>;
+  suspended: Maybe<Scalars['Boolean']['output']>;
+  type: Maybe<ActorType>;
+  url: Maybe<Scalars['String']['output']>;
+  /** The owning account (its owner or an instance moderator; null for anyone else) */
+  user: Maybe<User>;
+};
+
+export type Persons = {
+  __typename?: 'Persons';
+  elements: Array<Maybe<Person>>;
+  total: Scalars['Int']['output'];
+};
+
 export type Privacy = {
   __typename?: 'Privacy';
   bodyHtml: Maybe<Scalars['String']['output']>;
@@ -320,23 +389,33 @@ export type RootMutationType = {
   __typename?: 'RootMutationType';
   /** Change a user's email, role or confirmation (administrators) */
   adminUpdateUser: Maybe<User>;
+  /** Switch the profile the signed-in user acts as by default */
+  changeDefaultActor: Maybe<User>;
   /** Start changing the signed-in user's email: a link is sent to the new address */
   changeEmail: Maybe<User>;
   changePassword: Maybe<User>;
+  /** Add a profile to the signed-in user */
+  createPerson: Maybe<Person>;
   /** Register; a confirmation link is sent by email */
   createUser: Maybe<User>;
   /** Delete the signed-in user's account */
   deleteAccount: Maybe<DeletedObject>;
+  /** Delete one of the signed-in user's profiles (never the last one) */
+  deletePerson: Maybe<Person>;
   login: Maybe<Login>;
   /** Revoke a refresh token */
   logout: Maybe<Scalars['String']['output']>;
   /** Exchange a refresh token for a new pair; the old refresh token stops working */
   refreshToken: Maybe<RefreshedToken>;
+  /** Create the first profile of a registered account, before or after its confirmation */
+  registerPerson: Maybe<Person>;
   resendConfirmationEmail: Maybe<Scalars['String']['output']>;
   resetPassword: Maybe<Login>;
   sendResetPassword: Maybe<Scalars['String']['output']>;
   setUserSettings: Maybe<UserSettings>;
   updateLocale: Maybe<User>;
+  /** Change one of the signed-in user's profiles */
+  updatePerson: Maybe<Person>;
   /** Confirm an email change with the token sent to the new address */
   validateEmail: Maybe<User>;
   /** Confirm a registration with the token sent by email */
@@ -353,6 +432,11 @@ export type RootMutationTypeAdminUpdateUserArgs = {
 };
 
 
+export type RootMutationTypeChangeDefaultActorArgs = {
+  preferredUsername: Scalars['String']['input'];
+};
+
+
 export type RootMutationTypeChangeEmailArgs = {
   email: Scalars['String']['input'];
   password: Scalars['String']['input'];
@@ -362,6 +446,13 @@ export type RootMutationTypeChangeEmailArgs = {
 export type RootMutationTypeChangePasswordArgs = {
   newPassword: Scalars['String']['input'];
   oldPassword: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeCreatePersonArgs = {
+  name?: InputMaybe<Scalars['String']['input']>;
+  preferredUsername: Scalars['String']['input'];
+  summary?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -378,6 +469,11 @@ export type RootMutationTypeDeleteAccountArgs = {
 };
 
 
+export type RootMutationTypeDeletePersonArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type RootMutationTypeLoginArgs = {
   email: Scalars['String']['input'];
   password: Scalars['String']['input'];
@@ -391,6 +487,14 @@ export type RootMutationTypeLogoutArgs = {
 
 export type RootMutationTypeRefreshTokenArgs = {
   refreshToken: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeRegisterPersonArgs = {
+  email: Scalars['String']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  preferredUsername: Scalars['String']['input'];
+  summary?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -429,6 +533,13 @@ export type RootMutationTypeUpdateLocaleArgs = {
 };
 
 
+export type RootMutationTypeUpdatePersonArgs = {
+  id: Scalars['ID']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  summary?: InputMaybe<Scalars['String']['input']>;
+};
+
+
 export type RootMutationTypeValidateEmailArgs = {
   token: Scalars['String']['input'];
 };
@@ -442,10 +553,21 @@ export type RootQueryType = {
   __typename?: 'RootQueryType';
   /** The instance's public configuration */
   config: Maybe<Config>;
+  /** A local or known remote profile by its username (`name` or `name@domain`) */
+  fetchPerson: Maybe<Person>;
+  /** The signed-in user's profiles */
+  identities: Maybe<Array<Maybe<Person>>>;
   /** Known languages, optionally only those with the given codes */
   languages: Maybe<Array<Maybe<Language>>>;
+  /** The signed-in user's default profile */
+  loggedPerson: Maybe<Person>;
   /** The signed-in user */
   loggedUser: Maybe<User>;
+  person: Maybe<Person>;
+  /** Profiles, for instance moderators */
+  persons: Maybe<PaginatedPersonList>;
+  /** Profiles matching a term in their username or display name, for instance moderators */
+  searchPersons: Maybe<Persons>;
   /** Counts about this instance (cached for a short while) */
   statistics: Maybe<Statistics>;
   /** A user, for instance moderators */
@@ -455,8 +577,36 @@ export type RootQueryType = {
 };
 
 
+export type RootQueryTypeFetchPersonArgs = {
+  preferredUsername: Scalars['String']['input'];
+};
+
+
 export type RootQueryTypeLanguagesArgs = {
   codes?: InputMaybe<Array<InputMaybe<Scalars['String']['input']>>>;
+};
+
+
+export type RootQueryTypePersonArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type RootQueryTypePersonsArgs = {
+  domain?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  local?: InputMaybe<Scalars['Boolean']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+  preferredUsername?: InputMaybe<Scalars['String']['input']>;
+  suspended?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type RootQueryTypeSearchPersonsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+  term?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -533,12 +683,16 @@ export type UploadLimits = {
 /** A local account: credentials, role and preferences (its profiles come with the actor model). */
 export type User = ActionLogObject & {
   __typename?: 'User';
+  /** The user's profiles, oldest first */
+  actors: Array<Maybe<Person>>;
   confirmationSentAt: Maybe<Scalars['DateTime']['output']>;
   /** Never exposed: always null */
   confirmationToken: Maybe<Scalars['String']['output']>;
   confirmedAt: Maybe<Scalars['DateTime']['output']>;
   currentSignInAt: Maybe<Scalars['DateTime']['output']>;
   currentSignInIp: Maybe<Scalars['String']['output']>;
+  /** The profile the user acts as when an operation names none */
+  defaultActor: Maybe<Person>;
   disabled: Maybe<Scalars['Boolean']['output']>;
   email: Scalars['String']['output'];
   id: Maybe<Scalars['ID']['output']>;
@@ -657,16 +811,23 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
-  ActionLogObject: ( User );
+  ActionLogObject:
+    | ( Person )
+    | ( User )
+  ;
+  Actor: ( Person );
 };
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   ActionLogObject: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ActionLogObject']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  Analytics: ResolverTypeWrapper<Analytics>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Actor: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Actor']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  ActorType: ActorType;
+  Analytics: ResolverTypeWrapper<Analytics>;
   AnalyticsConfiguration: ResolverTypeWrapper<AnalyticsConfiguration>;
   AnalyticsConfigurationType: AnalyticsConfigurationType;
   Anonymous: ResolverTypeWrapper<Anonymous>;
@@ -681,7 +842,6 @@ export type ResolversTypes = {
   AnonymousReports: ResolverTypeWrapper<AnonymousReports>;
   Auth: ResolverTypeWrapper<Auth>;
   Config: ResolverTypeWrapper<InstanceConfig>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
   EventCategoryOption: ResolverTypeWrapper<EventCategoryOption>;
@@ -701,6 +861,9 @@ export type ResolversTypes = {
   MediaMetadata: ResolverTypeWrapper<MediaMetadata>;
   NotificationPendingEnum: NotificationPendingEnum;
   OauthProvider: ResolverTypeWrapper<OauthProvider>;
+  PaginatedPersonList: ResolverTypeWrapper<PaginatedPersonList>;
+  Person: ResolverTypeWrapper<Person>;
+  Persons: ResolverTypeWrapper<Persons>;
   Privacy: ResolverTypeWrapper<Privacy>;
   RefreshedToken: ResolverTypeWrapper<RefreshedToken>;
   ResourceProvider: ResolverTypeWrapper<ResourceProvider>;
@@ -728,9 +891,11 @@ export type ResolversTypes = {
 export type ResolversParentTypes = {
   ActionLogObject: ResolversInterfaceTypes<ResolversParentTypes>['ActionLogObject'];
   ID: Scalars['ID']['output'];
-  Analytics: Analytics;
-  Boolean: Scalars['Boolean']['output'];
+  Actor: ResolversInterfaceTypes<ResolversParentTypes>['Actor'];
   String: Scalars['String']['output'];
+  Int: Scalars['Int']['output'];
+  Boolean: Scalars['Boolean']['output'];
+  Analytics: Analytics;
   AnalyticsConfiguration: AnalyticsConfiguration;
   Anonymous: Anonymous;
   AnonymousEventCreation: AnonymousEventCreation;
@@ -744,7 +909,6 @@ export type ResolversParentTypes = {
   AnonymousReports: AnonymousReports;
   Auth: Auth;
   Config: InstanceConfig;
-  Int: Scalars['Int']['output'];
   DateTime: Scalars['DateTime']['output'];
   DeletedObject: DeletedObject;
   EventCategoryOption: EventCategoryOption;
@@ -761,6 +925,9 @@ export type ResolversParentTypes = {
   Media: Media;
   MediaMetadata: MediaMetadata;
   OauthProvider: OauthProvider;
+  PaginatedPersonList: PaginatedPersonList;
+  Person: Person;
+  Persons: Persons;
   Privacy: Privacy;
   RefreshedToken: RefreshedToken;
   ResourceProvider: ResourceProvider;
@@ -781,7 +948,11 @@ export type ResolversParentTypes = {
 };
 
 export type ActionLogObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActionLogObject'] = ResolversParentTypes['ActionLogObject']> = {
-  __resolveType: TypeResolveFn<'User', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Person' | 'User', ParentType, ContextType>;
+};
+
+export type ActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Actor'] = ResolversParentTypes['Actor']> = {
+  __resolveType: TypeResolveFn<'Person', ParentType, ContextType>;
 };
 
 export type AnalyticsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Analytics'] = ResolversParentTypes['Analytics']> = {
@@ -971,6 +1142,35 @@ export type OauthProviderResolvers<ContextType = GraphQLContext, ParentType exte
   label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type PaginatedPersonListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedPersonList'] = ResolversParentTypes['PaginatedPersonList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Person']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PersonResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Person'] = ResolversParentTypes['Person']> = {
+  avatar?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
+  banner?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
+  domain?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  followersCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  followingCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  local?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  manuallyApprovesFollowers?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  preferredUsername?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  summary?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  suspended?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['ActorType']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type PersonsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Persons'] = ResolversParentTypes['Persons']> = {
+  elements?: Resolver<Array<Maybe<ResolversTypes['Person']>>, ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type PrivacyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Privacy'] = ResolversParentTypes['Privacy']> = {
   bodyHtml?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   type?: Resolver<Maybe<ResolversTypes['InstancePrivacyType']>, ParentType, ContextType>;
@@ -995,26 +1195,37 @@ export type RestrictionsResolvers<ContextType = GraphQLContext, ParentType exten
 
 export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootMutationType'] = ResolversParentTypes['RootMutationType']> = {
   adminUpdateUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeAdminUpdateUserArgs, 'id' | 'notify'>>;
+  changeDefaultActor?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeDefaultActorArgs, 'preferredUsername'>>;
   changeEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeEmailArgs, 'email' | 'password'>>;
   changePassword?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangePasswordArgs, 'newPassword' | 'oldPassword'>>;
+  createPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeCreatePersonArgs, 'name' | 'preferredUsername' | 'summary'>>;
   createUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateUserArgs, 'email' | 'password'>>;
   deleteAccount?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, Partial<RootMutationTypeDeleteAccountArgs>>;
+  deletePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeDeletePersonArgs, 'id'>>;
   login?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeLoginArgs, 'email' | 'password'>>;
   logout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeLogoutArgs, 'refreshToken'>>;
   refreshToken?: Resolver<Maybe<ResolversTypes['RefreshedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeRefreshTokenArgs, 'refreshToken'>>;
+  registerPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeRegisterPersonArgs, 'email' | 'name' | 'preferredUsername' | 'summary'>>;
   resendConfirmationEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeResendConfirmationEmailArgs, 'email'>>;
   resetPassword?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeResetPasswordArgs, 'locale' | 'password' | 'token'>>;
   sendResetPassword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeSendResetPasswordArgs, 'email'>>;
   setUserSettings?: Resolver<Maybe<ResolversTypes['UserSettings']>, ParentType, ContextType, Partial<RootMutationTypeSetUserSettingsArgs>>;
   updateLocale?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<RootMutationTypeUpdateLocaleArgs>>;
+  updatePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdatePersonArgs, 'id'>>;
   validateEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeValidateEmailArgs, 'token'>>;
   validateUser?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeValidateUserArgs, 'token'>>;
 };
 
 export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootQueryType'] = ResolversParentTypes['RootQueryType']> = {
   config?: Resolver<Maybe<ResolversTypes['Config']>, ParentType, ContextType>;
+  fetchPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootQueryTypeFetchPersonArgs, 'preferredUsername'>>;
+  identities?: Resolver<Maybe<Array<Maybe<ResolversTypes['Person']>>>, ParentType, ContextType>;
   languages?: Resolver<Maybe<Array<Maybe<ResolversTypes['Language']>>>, ParentType, ContextType, Partial<RootQueryTypeLanguagesArgs>>;
+  loggedPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
   loggedUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  person?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootQueryTypePersonArgs, 'id'>>;
+  persons?: Resolver<Maybe<ResolversTypes['PaginatedPersonList']>, ParentType, ContextType, RequireFields<RootQueryTypePersonsArgs, 'domain' | 'limit' | 'local' | 'name' | 'page' | 'preferredUsername' | 'suspended'>>;
+  searchPersons?: Resolver<Maybe<ResolversTypes['Persons']>, ParentType, ContextType, RequireFields<RootQueryTypeSearchPersonsArgs, 'limit' | 'page' | 'term'>>;
   statistics?: Resolver<Maybe<ResolversTypes['Statistics']>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootQueryTypeUserArgs, 'id'>>;
   users?: Resolver<Maybe<ResolversTypes['Users']>, ParentType, ContextType, RequireFields<RootQueryTypeUsersArgs, 'direction' | 'email' | 'limit' | 'page' | 'sort'>>;
@@ -1062,11 +1273,13 @@ export type UploadLimitsResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
+  actors?: Resolver<Array<Maybe<ResolversTypes['Person']>>, ParentType, ContextType>;
   confirmationSentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   confirmationToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   confirmedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   currentSignInAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   currentSignInIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  defaultActor?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
   disabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
@@ -1103,6 +1316,7 @@ export type WebPushResolvers<ContextType = GraphQLContext, ParentType extends Re
 
 export type Resolvers<ContextType = GraphQLContext> = {
   ActionLogObject?: ActionLogObjectResolvers<ContextType>;
+  Actor?: ActorResolvers<ContextType>;
   Analytics?: AnalyticsResolvers<ContextType>;
   AnalyticsConfiguration?: AnalyticsConfigurationResolvers<ContextType>;
   Anonymous?: AnonymousResolvers<ContextType>;
@@ -1132,6 +1346,9 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Media?: MediaResolvers<ContextType>;
   MediaMetadata?: MediaMetadataResolvers<ContextType>;
   OauthProvider?: OauthProviderResolvers<ContextType>;
+  PaginatedPersonList?: PaginatedPersonListResolvers<ContextType>;
+  Person?: PersonResolvers<ContextType>;
+  Persons?: PersonsResolvers<ContextType>;
   Privacy?: PrivacyResolvers<ContextType>;
   RefreshedToken?: RefreshedTokenResolvers<ContextType>;
   ResourceProvider?: ResourceProviderResolvers<ContextType>;

@@ -1,3 +1,4 @@
+import { createServer as createNetServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,18 @@ export interface TestServer {
 }
 
 /** The real server on a fresh database, listening on a free port, as the app contract describes. */
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', resolve);
+  });
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no TCP port');
+  return address.port;
+}
+
 export async function startTestServer(
   label: string,
   env: Env = {},
@@ -25,11 +38,18 @@ export async function startTestServer(
   const db = await createTestDatabase(label);
   const dataDir = mkdtempSync(join(tmpdir(), `agora-events-${label}-`));
   const started: Array<{ server: AppServer }> = [];
+  let sharedPublicUrl: string | undefined;
   const boot = async (extraEnv: Env, extra: Partial<AppServices>) => {
+    // A port chosen before listening, so PUBLIC_URL (actor ids, links) names the real address.
+    // Siblings are more processes of the same instance: they keep the first one's public URL.
+    const port = await freePort();
+    sharedPublicUrl ??= `http://127.0.0.1:${port}`;
     const config = loadConfig({
       NODE_ENV: 'test',
       DATABASE_URL: db.url,
-      PORT: '0',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: sharedPublicUrl,
       DATA_DIR: dataDir,
       ...extraEnv,
     });

@@ -25,6 +25,9 @@ export function toUser(user: UserRecord): User {
     currentSignInIp: user.currentSignInIp,
     // Resolved by User.settings, which checks who is asking.
     settings: null,
+    // Resolved by the persons module's User.actors and User.defaultActor (batched).
+    actors: [],
+    defaultActor: null,
   };
 }
 

@@ -1,0 +1,296 @@
+import { BadInput, Conflict, Forbidden, NotFound } from '@agora/core';
+import type { UserStore } from '@agora/auth';
+import { toActor, type Actor, type ActorRow, type ActorStore } from '@agora/federation';
+import { Op, QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import type { UserRecord } from '../users/user.service.js';
+import { sanitizeSummary } from './person-summary.js';
+
+/** The reference's texts (plain-string refusals there: `unknown_error`, status_code 500). */
+export const PERSON_MESSAGES = {
+  usernameFormat: 'Username must only contain alphanumeric lowercased characters and underscores.',
+  usernameTaken: 'This username is already taken.',
+  usernameTooLong: 'should be at most 100 character(s)',
+  summaryTooLong: 'should be at most 5000 character(s)',
+  notOwned: 'Profile is not owned by authenticated user',
+  profileNotFound: 'Profile not found',
+  lastIdentity: 'Cannot remove the last identity of a user',
+  alreadyRegistered: 'You already have a profile for this user',
+  noUserWithEmail: 'No user with this email was found',
+  notYours: 'This profile does not belong to you',
+} as const;
+
+const REFUSAL = { code: 'unknown_error' } as const;
+const USERNAME = /^[a-z0-9_]+$/;
+const USERNAME_MAX = 100;
+const SUMMARY_MAX = 5000;
+
+export interface PersonInput {
+  preferredUsername: string;
+  name: string;
+  summary: string;
+}
+
+export interface PersonPatch {
+  name?: string | undefined;
+  summary?: string | undefined;
+}
+
+export interface PersonFilters {
+  preferredUsername: string;
+  name: string;
+  domain: string;
+  local: boolean;
+  suspended: boolean;
+  page: number;
+  limit: number;
+}
+
+export interface PersonPage {
+  elements: Actor[];
+  total: number;
+}
+
+export interface PersonServiceOptions {
+  sequelize: Sequelize;
+  actors: ActorStore;
+  accounts: UserStore;
+  /** host[:port] of this instance: `name@<domain>` names a local profile. */
+  domain: string;
+}
+
+/** The rules of profiles (Person actors owned by local users): identities, the default one, moderation lists. */
+export class PersonService {
+  constructor(private readonly options: PersonServiceOptions) {}
+
+  /** Another profile for a signed-in user; it becomes the default when the user has none. */
+  async create(owner: UserRecord, input: PersonInput): Promise<Actor> {
+    return this.createFor(owner.id, input, false);
+  }
+
+  /**
+   * The first profile of a registered account (confirmed or not), made its default. Anonymous callers
+   * may do this, as in the reference: the account is named by its email.
+   */
+  async register(email: string, input: PersonInput): Promise<Actor> {
+    const user = await this.options.accounts.findByEmail(email);
+    if (!user) throw new NotFound(PERSON_MESSAGES.noUserWithEmail, REFUSAL);
+    return this.createFor(user.id, input, true);
+  }
+
+  /** Changes the name and summary of one of the owner's profiles; omitted values stay. */
+  async update(owner: UserRecord, id: string, patch: PersonPatch): Promise<Actor> {
+    await this.owned(owner, id);
+    const summary = patch.summary === undefined ? undefined : validSummary(patch.summary);
+    return this.options.actors.update(id, { displayName: patch.name, summary });
+  }
+
+  /** Deletes one of the owner's profiles; the default moves to the oldest remaining one. */
+  async remove(owner: UserRecord, id: string): Promise<Actor> {
+    const person = await this.owned(owner, id);
+    return this.options.sequelize.transaction(async (transaction) => {
+      // One deletion at a time per user: two concurrent ones could otherwise remove the last identity.
+      await this.lockUser(owner.id, transaction);
+      const identities = await this.personIds(owner.id, transaction);
+      if (!identities.includes(person.id)) throw new NotFound(PERSON_MESSAGES.profileNotFound, REFUSAL);
+      if (identities.length <= 1) throw new BadInput(PERSON_MESSAGES.lastIdentity, REFUSAL);
+      const next = identities.find((personId) => personId !== person.id)!;
+      await this.options.sequelize.query(
+        'UPDATE users SET default_actor_id = $1 WHERE id = $2 AND (default_actor_id = $3 OR default_actor_id IS NULL)',
+        { bind: [next, owner.id, person.id], type: QueryTypes.UPDATE, transaction },
+      );
+      await this.options.actors.remove(person.id, { transaction });
+      return person;
+    });
+  }
+
+  /** Makes one of the user's own profiles (by username) the default one. */
+  async changeDefault(owner: UserRecord, preferredUsername: string): Promise<void> {
+    const actor = await this.options.actors.findByUsername(preferredUsername, null);
+    if (!actor) {
+      throw new NotFound(`Profile with username ${preferredUsername} not found`, REFUSAL);
+    }
+    if (actor.type !== 'Person' || actor.userId !== owner.id) {
+      throw new Forbidden(PERSON_MESSAGES.notYours, REFUSAL);
+    }
+    await this.options.sequelize.query('UPDATE users SET default_actor_id = $1 WHERE id = $2', {
+      bind: [actor.id, owner.id],
+      type: QueryTypes.UPDATE,
+    });
+  }
+
+  /** Each user's profiles, oldest first, in one query (users without any are absent). */
+  async identitiesOf(userIds: readonly string[]): Promise<Map<string, Actor[]>> {
+    const ids = [...new Set(userIds.filter(isNumericId))];
+    const found = new Map<string, Actor[]>();
+    if (ids.length === 0) return found;
+    const rows = await this.options.actors.model.findAll({
+      where: { userId: { [Op.in]: ids }, type: 'Person', domain: null },
+      order: [['id', 'ASC']],
+    });
+    for (const row of rows) {
+      const actor = toActor(row.get());
+      const list = found.get(actor.userId!) ?? [];
+      list.push(actor);
+      found.set(actor.userId!, list);
+    }
+    return found;
+  }
+
+  /**
+   * Each user's default profile in one query: the chosen one, else the oldest (accounts whose
+   * default was never set, as the reference falls back to).
+   */
+  async defaultsOf(userIds: readonly string[]): Promise<Map<string, Actor>> {
+    const ids = [...new Set(userIds.filter(isNumericId))];
+    const found = new Map<string, Actor>();
+    if (ids.length === 0) return found;
+    // `ids` are digits only (checked above), so they may be inlined.
+    const chosen = this.options.sequelize.literal(`(
+      SELECT (SELECT a.id FROM actors a
+               WHERE a.user_id = u.id AND a.type = 'Person' AND a.domain IS NULL
+               ORDER BY a.id = u.default_actor_id DESC NULLS LAST, a.id LIMIT 1)
+        FROM users u WHERE u.id IN (${ids.join(',')}))`);
+    const rows = await this.options.actors.model.findAll({ where: { id: { [Op.in]: chosen } } });
+    for (const row of rows) {
+      const actor = toActor(row.get());
+      found.set(actor.userId!, actor);
+    }
+    return found;
+  }
+
+  /** A profile by id for anyone; suspended ones only for instance moderators. */
+  async get(id: string, moderator: boolean): Promise<Actor> {
+    const actor = await this.options.actors.findById(id);
+    if (!actor || actor.type !== 'Person' || (actor.suspended && !moderator)) {
+      throw new NotFound(`Person with ID ${id} not found`, REFUSAL);
+    }
+    return actor;
+  }
+
+  /** A profile by `name`, `name@<this domain>` or (later, with federation) `name@remote`. */
+  async fetch(preferredUsername: string): Promise<Actor> {
+    const [name = '', domain] = preferredUsername.replace(/^@/, '').split('@', 2);
+    const local = domain === undefined || domain.toLowerCase() === this.options.domain.toLowerCase();
+    // Remote profiles are looked up once federation can fetch them; until then only known ones match.
+    const actor = await this.options.actors.findByUsername(name, local ? null : domain!, ['Person']);
+    if (!actor) throw new NotFound(`Person with username ${preferredUsername} not found`, REFUSAL);
+    return actor;
+  }
+
+  /** The moderators' list: filters combine; newest first. */
+  async list(filters: PersonFilters): Promise<PersonPage> {
+    const conditions: WhereOptions<ActorRow>[] = [{ type: 'Person' }];
+    if (filters.preferredUsername) {
+      conditions.push({ username: { [Op.iLike]: `%${escapeLike(filters.preferredUsername)}%` } });
+    }
+    if (filters.name) conditions.push({ displayName: { [Op.iLike]: `%${escapeLike(filters.name)}%` } });
+    if (filters.domain) conditions.push({ domain: { [Op.iLike]: `%${escapeLike(filters.domain)}%` } });
+    else conditions.push({ domain: filters.local ? null : { [Op.ne]: null } });
+    if (filters.suspended) conditions.push({ suspendedAt: { [Op.ne]: null } });
+    const { limit, offset } = pageOf(filters.page, filters.limit);
+    const { count, rows } = await this.options.actors.model.findAndCountAll({
+      where: { [Op.and]: conditions },
+      order: [['id', 'DESC']],
+      limit,
+      offset,
+    });
+    return { total: count, elements: rows.map((row) => toActor(row.get())) };
+  }
+
+  /** Local and known remote profiles matching a term, exact username first. */
+  search(term: string, page: number, limit: number): Promise<PersonPage> {
+    return this.options.actors.search({ query: term, types: ['Person'], ...pageOf(page, limit) });
+  }
+
+  /** One of the owner's profiles, or the reference's refusals. */
+  private async owned(owner: UserRecord, id: string): Promise<Actor> {
+    const actor = await this.options.actors.findById(id);
+    if (!actor || actor.type !== 'Person') throw new NotFound(PERSON_MESSAGES.profileNotFound, REFUSAL);
+    if (actor.userId !== owner.id) throw new Forbidden(PERSON_MESSAGES.notOwned, REFUSAL);
+    return actor;
+  }
+
+  private async createFor(userId: string, input: PersonInput, firstOnly: boolean): Promise<Actor> {
+    // The reference lower-cases the name before checking it.
+    // The reference refuses a second profile before looking at the new one.
+    if (firstOnly && (await this.personIds(userId)).length > 0) throw alreadyRegistered();
+    const username = validUsername(input.preferredUsername.toLowerCase());
+    const summary = validSummary(input.summary);
+    if (await this.options.actors.findByUsername(username, null)) throw usernameTaken();
+    try {
+      return await this.options.sequelize.transaction(async (transaction) => {
+        await this.lockUser(userId, transaction);
+        if (firstOnly && (await this.personIds(userId, transaction)).length > 0) throw alreadyRegistered();
+        const person = await this.options.actors.createLocal(
+          { type: 'Person', username, displayName: input.name, summary, userId },
+          { transaction },
+        );
+        // The first profile becomes the default; registerPerson always makes its profile the default.
+        await this.options.sequelize.query(
+          `UPDATE users SET default_actor_id = $1 WHERE id = $2 ${firstOnly ? '' : 'AND default_actor_id IS NULL'}`,
+          { bind: [person.id, userId], type: QueryTypes.UPDATE, transaction },
+        );
+        return person;
+      });
+    } catch (error) {
+      // Lost a race for the name with another request.
+      if (error instanceof Conflict && error.code === 'username_taken') throw usernameTaken();
+      throw error;
+    }
+  }
+
+  private async lockUser(userId: string, transaction: Transaction): Promise<void> {
+    const rows = await this.options.sequelize.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', {
+      bind: [userId],
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    if (rows.length === 0) throw new NotFound('User not found', { code: 'user_not_found' });
+  }
+
+  private async personIds(userId: string, transaction?: Transaction): Promise<string[]> {
+    const rows = await this.options.sequelize.query<{ id: string }>(
+      `SELECT id FROM actors WHERE user_id = $1 AND type = 'Person' AND domain IS NULL ORDER BY id`,
+      { bind: [userId], type: QueryTypes.SELECT, transaction },
+    );
+    return rows.map((row) => String(row.id));
+  }
+}
+
+function validUsername(username: string): string {
+  if (username.length > USERNAME_MAX) throw fieldError('preferred_username', PERSON_MESSAGES.usernameTooLong);
+  if (!USERNAME.test(username)) throw fieldError('preferred_username', PERSON_MESSAGES.usernameFormat);
+  return username;
+}
+
+function validSummary(summary: string): string {
+  const clean = sanitizeSummary(summary);
+  if (clean.length > SUMMARY_MAX) throw fieldError('summary', PERSON_MESSAGES.summaryTooLong);
+  return clean;
+}
+
+/** A changeset-style error: `code: "validation"`, status 422, the message as a list, the field named. */
+function fieldError(field: string, message: string): BadInput {
+  return new BadInput(message, { fields: { [field]: [message] } });
+}
+
+function usernameTaken(): BadInput {
+  return fieldError('preferred_username', PERSON_MESSAGES.usernameTaken);
+}
+
+function alreadyRegistered(): Conflict {
+  return new Conflict(PERSON_MESSAGES.alreadyRegistered, REFUSAL);
+}
+
+function pageOf(page: number, limit: number): { limit: number; offset: number } {
+  const size = Math.max(0, limit);
+  return { limit: size, offset: Math.max(0, page - 1) * size };
+}
+
+function isNumericId(id: string): boolean {
+  return /^\d{1,19}$/.test(id);
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
