@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { RateLimiter, UserStore } from '@agora/auth';
 import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
+import type { Federation } from '@agora/federation';
+import { ActorStore } from '@agora/federation';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
 import type { MicroblogConfig } from './config/config.js';
+import { microblogActorUrls } from './federation/actor-urls.js';
+import { microblogFederation } from './federation/federation.js';
+import { AccountService } from './modules/accounts/account.service.js';
+import { oauthUserTokens } from './modules/accounts/user-token-issuer.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
 import { InstanceService } from './modules/instance/instance.service.js';
@@ -29,6 +35,12 @@ export interface AppContextParts {
   instanceDocuments: InstanceDocuments;
   /** Credentials of local accounts (packages/auth). */
   users: UserStore;
+  /** Accounts, local and remote: the federation package's one actor model. */
+  actors: ActorStore;
+  /** Discovery, inboxes, remote actors and the delivery pipeline (packages/federation). */
+  federation: Federation;
+  /** Local accounts: sign-up, confirmation, the owner's profile, lookups. */
+  accounts: AccountService;
   oauth: OAuthService;
   /** Request limits shared by every process of the service (packages/auth). */
   rateLimiter: RateLimiter;
@@ -56,6 +68,9 @@ export class AppContext implements AppContextParts {
   readonly instance: InstanceService;
   readonly instanceDocuments: InstanceDocuments;
   readonly users: UserStore;
+  readonly actors: ActorStore;
+  readonly federation: Federation;
+  readonly accounts: AccountService;
   readonly rateLimiter: RateLimiter;
   readonly oauth: OAuthService;
   readonly sessions: SessionActivations;
@@ -77,6 +92,9 @@ export class AppContext implements AppContextParts {
     this.instanceDocuments = parts.instanceDocuments;
     this.users = parts.users;
     this.rateLimiter = parts.rateLimiter;
+    this.actors = parts.actors;
+    this.federation = parts.federation;
+    this.accounts = parts.accounts;
     this.oauth = parts.oauth;
     this.sessions = parts.sessions;
     this.twoFactor = parts.twoFactor;
@@ -121,6 +139,15 @@ export class AppContext implements AppContextParts {
           passwords: userPasswordVerifier(users),
         });
 
+      const actors =
+        overrides.actors ??
+        new ActorStore({
+          sequelize,
+          urls: microblogActorUrls(config.http.publicUrl),
+          queue: infrastructure.queue,
+        });
+      const federation = overrides.federation ?? microblogFederation(config, infrastructure, actors);
+      infrastructure.onClose(async () => federation.close());
       return new AppContext(
         {
           ...infrastructure,
@@ -129,6 +156,21 @@ export class AppContext implements AppContextParts {
           instance,
           instanceDocuments,
           users,
+          actors,
+          federation,
+          accounts:
+            overrides.accounts ??
+            new AccountService({
+              sequelize,
+              users,
+              actors,
+              tokens: oauthUserTokens(oauth),
+              mailer: infrastructure.mailer,
+              instance,
+              limits: config.limits.accounts,
+              publicUrl: config.http.publicUrl,
+              instanceTitle: config.instance.title,
+            }),
           oauth,
           rateLimiter: overrides.rateLimiter ?? new RateLimiter(sequelize, { logger }),
           sessions:

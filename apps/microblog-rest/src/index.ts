@@ -18,3 +18,4 @@ export {
   type InstanceStats,
   type InstanceStatName,
 } from './modules/instance/index.js';
+export { adminCreateUser, type AdminCreatedUser } from './admin/create-user.js';

@@ -2,16 +2,20 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import express from 'express';
 import { closeHttp, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
+import { earlyAccountsRouter } from './api/accounts.js';
+import { accountsRouter } from './api/v1/accounts.js';
 import { appsRouter } from './api/v1/apps.js';
 import { instanceV1Router } from './api/v1/instance.js';
 import { instanceV2Router } from './api/v2/instance.js';
 import { previewImageRouter } from './assets/preview-image.js';
 import type { AppContext } from './context.js';
+import { apiRateLimit } from './http/api-rate-limit.js';
 import { bodyParsers } from './http/body.js';
 import { CORS_PATHS, corsMiddleware } from './http/cors.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { healthRouter } from './http/health.js';
 import { migrationSets } from './migrations/index.js';
+import { accountConfirmationRouter, missingImagesRouter } from './modules/accounts/index.js';
 import { authorizePagesRouter } from './oauth/authorize/authorize.router.js';
 import { ensureWebApplication } from './oauth/authorize/web-app.js';
 import { bearerGuards } from './oauth/bearer.js';
@@ -34,6 +38,11 @@ export function createApp(ctx: AppContext): express.Express {
 
   // Browser clients revoke tokens cross-origin too (sign-out in Elk, Phanpy).
   app.use([...CORS_PATHS, '/oauth/revoke'], corsMiddleware());
+  // Before body parsing: a refused request costs no parsing.
+  app.use('/api', apiRateLimit(ctx.rateLimiter, ctx.oauth, { safelist: ctx.config.rateLimits.safelist }));
+  // WebFinger, host-meta, actor documents (`/users/:name`, `/actor`) and the inboxes; before the
+  // body parsers: an inbox verifies the Digest over the raw bytes.
+  app.use(ctx.federation.routes({ actorPath: '/users/:name', instanceActorPath: '/actor' }));
   app.use(bodyParsers(ctx.config.http.bodyLimitBytes));
 
   app.use(healthRouter(ctx.sequelize));
@@ -41,8 +50,21 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(instanceV2Router(ctx.instanceDocuments));
   app.use(nodeInfoRouter(ctx.instanceDocuments));
   app.use(previewImageRouter());
+  app.use(missingImagesRouter());
   const guards = bearerGuards(ctx.oauth);
   app.use(appsRouter(ctx.oauth, guards, ctx.config.http.bodyLimitBytes));
+  const { accounts } = ctx;
+  app.use(
+    accountsRouter({
+      accounts,
+      guards,
+      limiter: ctx.rateLimiter,
+      publicUrl: ctx.config.http.publicUrl,
+      bodyLimitBytes: ctx.config.http.bodyLimitBytes,
+    }),
+  );
+  app.use(earlyAccountsRouter(accounts, ctx.users, ctx.config.http.publicUrl));
+  app.use(accountConfirmationRouter(accounts, ctx.rateLimiter));
   app.use(oauthRouter(ctx.oauth, ctx.rateLimiter, ctx.config.http.publicUrl, ctx.config.http.bodyLimitBytes));
   app.use(
     authorizePagesRouter({
@@ -76,6 +98,8 @@ export function createServer(ctx: AppContext): AppServer {
 
     async start() {
       if (config.db.migrateOnStart) await runMigrations(ctx.sequelize, migrationSets(), logger);
+      await ctx.actors.registerKeyWorker();
+      await ctx.federation.startWorkers();
       await ctx.queue.start();
       queueStarted = true;
       if (config.role === 'worker') return { url: config.http.publicUrl, port: config.http.port };

@@ -64,6 +64,10 @@ export interface MicroblogConfig extends BaseServiceConfig {
     statsTtlSeconds: number;
   };
   limits: MicroblogLimits;
+  rateLimits: {
+    /** Addresses or CIDR ranges the API-wide limits never apply to (e.g. a benchmark on loopback). */
+    safelist: string[];
+  };
   oauth: {
     /** Whether POST /oauth/token accepts `grant_type=password` (the seed's clients use it). */
     passwordGrant: boolean;
@@ -139,6 +143,16 @@ const schema = z
     MEDIA_IMAGE_SIZE_LIMIT: envInt(16 * 1024 * 1024, { min: 1 }),
     MEDIA_VIDEO_SIZE_LIMIT: envInt(99 * 1024 * 1024, { min: 1 }),
     OAUTH_PASSWORD_GRANT: envBoolean(true),
+    // Comma-separated; empty by default (Mastodon safelists loopback, but then tests would see no limit).
+    RATE_LIMIT_SAFELIST: z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry.length > 0),
+      ),
     MAX_SESSION_ACTIVATIONS: envInt(10, { min: 1, max: 1000 }),
     SECRET_KEY_BASE: z
       .string()
@@ -209,6 +223,7 @@ const schema = z
           maxExpiration: 2_629_746,
         },
       },
+      rateLimits: { safelist: env.RATE_LIMIT_SAFELIST },
       oauth: { passwordGrant: env.OAUTH_PASSWORD_GRANT },
       sessions: { maxActivations: env.MAX_SESSION_ACTIVATIONS },
       secrets: { keyBase: env.SECRET_KEY_BASE },

@@ -1,0 +1,103 @@
+import { Router, type ErrorRequestHandler } from 'express';
+import type { RateLimiter } from '@agora/auth';
+import { BadInput } from '@agora/core';
+import { serializeAccount, serializeCredentialAccount } from '../../entities/account.js';
+import { serializeToken } from '../../entities/token.js';
+import { signUpRateLimit, type ApiRateLimitOptions } from '../../http/api-rate-limit.js';
+import { methodNotAllowed, type ErrorJson } from '../../http/errors.js';
+import { credentialsPatch, registrationInput } from '../../modules/accounts/account-params.js';
+import type { AccountService } from '../../modules/accounts/account.service.js';
+import { validationCode } from '../../modules/accounts/account-validation.js';
+import { authOf, type BearerGuards } from '../../oauth/bearer.js';
+import { multipartFields } from '../../oauth/multipart-fields.js';
+
+export interface AccountsRouterDeps {
+  accounts: AccountService;
+  guards: BearerGuards;
+  limiter: RateLimiter;
+  publicUrl: string;
+  bodyLimitBytes: number;
+  rateLimit?: ApiRateLimitOptions;
+}
+
+type Body = Record<string, unknown>;
+
+/**
+ * Mastodon's /api/v1/accounts: sign-up with an app token, the owner's credentials, lookup by acct,
+ * and any account by id (public).
+ */
+export function accountsRouter(deps: AccountsRouterDeps): Router {
+  const { accounts, guards, publicUrl } = deps;
+  const router = Router();
+  const body = multipartFields(deps.bodyLimitBytes);
+
+  router
+    .route('/api/v1/accounts')
+    .post(
+      signUpRateLimit(deps.limiter, deps.rateLimit),
+      ...body,
+      guards.requireScopes('write:accounts'),
+      async (req, res) => {
+        const { application } = authOf(res);
+        const { token } = await accounts.register(registrationInput((req.body ?? {}) as Body), application);
+        res.json(serializeToken(token));
+      },
+    )
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/api/v1/accounts/verify_credentials')
+    .get(guards.requireUser('read:accounts', 'profile'), async (_req, res) => {
+      const view = await accounts.credentials(userOf(res));
+      res.json(serializeCredentialAccount(view, publicUrl));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route('/api/v1/accounts/update_credentials')
+    .patch(...body, guards.requireUser('write:accounts'), async (req, res) => {
+      const view = await accounts.updateCredentials(userOf(res), credentialsPatch((req.body ?? {}) as Body));
+      res.json(serializeCredentialAccount(view, publicUrl));
+    })
+    .all(methodNotAllowed(['PATCH']));
+
+  router
+    .route('/api/v1/accounts/lookup')
+    .get(async (req, res) => {
+      const acct = typeof req.query.acct === 'string' ? req.query.acct : undefined;
+      res.json(serializeAccount(await accounts.lookup(acct), publicUrl));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route('/api/v1/accounts/:id')
+    .get(async (req, res) => {
+      res.json(serializeAccount(await accounts.findById(req.params.id), publicUrl));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router.use(validationDetails);
+  return router;
+}
+
+function userOf(res: Parameters<typeof authOf>[0]): string {
+  const { userId } = authOf(res);
+  // requireUser() let the request through, so the token has a user.
+  if (userId === null) throw new Error('accounts: user route without a user token');
+  return userId;
+}
+
+/** 422s of this resource carry masto.js's `details` (`ERR_TAKEN`, `ERR_BLANK`…) per field. */
+const validationDetails: ErrorRequestHandler = (error, _req, res, next) => {
+  if (!(error instanceof BadInput) || error.malformed || !error.fields) {
+    next(error);
+    return;
+  }
+  const details = Object.fromEntries(
+    Object.entries(error.fields).map(([field, messages]) => [
+      field,
+      messages.map((description) => ({ error: validationCode(description), description })),
+    ]),
+  );
+  res.status(422).json({ error: error.message, details } satisfies ErrorJson);
+};

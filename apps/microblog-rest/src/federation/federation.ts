@@ -1,0 +1,39 @@
+import type { ServiceInfrastructure } from '@agora/db';
+import { Federation, type ActorStore } from '@agora/federation';
+import type { MicroblogConfig } from '../config/config.js';
+import { AGORA_VERSION } from '../version.js';
+
+/** Mastodon's instance actor: an Application named after the domain, at `/actor`. */
+export function microblogFederation(
+  config: MicroblogConfig,
+  infrastructure: Pick<ServiceInfrastructure, 'sequelize' | 'queue' | 'logger'>,
+  actors: ActorStore,
+): Federation {
+  const publicUrl = config.http.publicUrl;
+  const instance = `${publicUrl}/actor`;
+  return new Federation({
+    ...infrastructure,
+    actors,
+    publicUrl,
+    userAgent: `Agora-microblog/${AGORA_VERSION} (+${publicUrl}/)`,
+    allowPrivateHosts: config.federation.allowPrivateHosts,
+    instanceActor: {
+      type: 'Application',
+      username: config.http.domain.replace(/:\d+$/, ''),
+      urls: {
+        uri: instance,
+        url: `${publicUrl}/about/more?instance_actor=true`,
+        inboxUrl: `${instance}/inbox`,
+        outboxUrl: `${instance}/outbox`,
+        sharedInboxUrl: `${publicUrl}/inbox`,
+        followersUrl: null,
+        followingUrl: null,
+        endpoints: {},
+      },
+    },
+    documents: { flavour: 'microblog' },
+    webfinger: {
+      subscribeTemplate: `${publicUrl}/authorize_interaction?uri={uri}`,
+    },
+  });
+}

@@ -1,0 +1,76 @@
+import type { Request, RequestHandler } from 'express';
+import {
+  ipSubject,
+  MICROBLOG_POLICIES,
+  rateLimit,
+  tokenSubject,
+  userSubject,
+  type RateLimitCheck,
+  type RateLimiter,
+} from '@agora/auth';
+import { bearerToken } from '../oauth/bearer.js';
+import type { BearerAuth, OAuthService } from '../oauth/oauth.service.js';
+
+export interface ApiRateLimitOptions {
+  /** Addresses or ranges never limited (Mastodon safelists loopback). Default: none, so tests see limits. */
+  safelist?: readonly string[];
+}
+
+/**
+ * The throttles of every `/api` request (Mastodon's Rack::Attack table): a user token counts per user
+ * (1500 / 5 min) and per token (300 / 5 min), an app token per token and per IP, no valid token per
+ * IP (300 / 5 min). Responses carry the X-RateLimit-* headers of the limit closest to exhaustion.
+ */
+export function apiRateLimit(
+  limiter: RateLimiter,
+  oauth: OAuthService,
+  options: ApiRateLimitOptions = {},
+): RequestHandler[] {
+  const callers = new WeakMap<Request, BearerAuth>();
+  const identify: RequestHandler = async (req, _res, next) => {
+    const token = bearerToken(req);
+    if (token !== undefined) {
+      // A lookup failure counts the request by IP; the route's own guard reports the failure.
+      const auth = await oauth.authenticateBearer(token).catch(() => null);
+      if (auth) callers.set(req, auth);
+    }
+    next();
+  };
+  const limit = rateLimit(
+    limiter,
+    (req) => {
+      const auth = callers.get(req);
+      const checks: RateLimitCheck[] = [];
+      if (auth) checks.push({ policy: MICROBLOG_POLICIES.apiToken, subject: tokenSubject(auth.tokenId) });
+      if (auth?.userId) {
+        checks.push({ policy: MICROBLOG_POLICIES.apiUser, subject: userSubject(auth.userId) });
+      } else {
+        const ip = ipOf(req);
+        if (ip) checks.push({ policy: MICROBLOG_POLICIES.apiIp, subject: ip });
+      }
+      return checks;
+    },
+    { safelist: options.safelist },
+  );
+  return [identify, limit];
+}
+
+/** `POST /api/v1/accounts`: 5 sign-ups per IP in 30 minutes. */
+export function signUpRateLimit(limiter: RateLimiter, options: ApiRateLimitOptions = {}): RequestHandler {
+  return rateLimit(
+    limiter,
+    (req) => {
+      const ip = ipOf(req);
+      return ip ? [{ policy: MICROBLOG_POLICIES.signUp, subject: ip }] : null;
+    },
+    { safelist: options.safelist },
+  );
+}
+
+function ipOf(req: Request): ReturnType<typeof ipSubject> | undefined {
+  try {
+    return req.ip === undefined ? undefined : ipSubject(req.ip);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,476 @@
+import {
+  generateToken,
+  hashPassword,
+  hashToken,
+  isValidEmail,
+  normalizeEmail,
+  toUser,
+  type Role,
+  type Scope,
+  type User,
+  type UserStore,
+} from '@agora/auth';
+import { Conflict, Forbidden, Internal, isAppError, NotFound, type Mailer } from '@agora/core';
+import type { Actor, ActorStore, ActorType } from '@agora/federation';
+import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import type { MicroblogLimits } from '../../config/config.js';
+import type { InstanceService } from '../instance/instance.service.js';
+import {
+  defaultAccountSettings,
+  defineAccountSettingsModel,
+  POSTING_PRIVACIES,
+  type AccountSettingsModel,
+  type AccountSettingsRow,
+  type FieldSource,
+  type PostingPrivacy,
+} from './account-settings.model.js';
+import {
+  PASSWORD_LENGTH,
+  RESERVED_USERNAMES,
+  tooLong,
+  tooShort,
+  USERNAME_MAX_LENGTH,
+  USERNAME_PATTERN,
+  Validation,
+  VALIDATION,
+} from './account-validation.js';
+import { characterCount, fieldValueToHtml, noteToHtml } from './profile-text.js';
+
+/** The reference's refusals of a signed-in caller whose login cannot be used yet (403). */
+export const LOGIN_REFUSALS = {
+  unconfirmed: 'Your login is missing a confirmed e-mail address',
+  disabled: 'Your login is currently disabled',
+} as const;
+/** Mastodon's generic 403 (registrations closed, among others). */
+export const NOT_ALLOWED = 'This action is not allowed';
+export const RECORD_NOT_FOUND = 'Record not found';
+
+/** A token the registration hands out, issued inside the registration's transaction. */
+export interface IssuedUserToken {
+  accessToken: string;
+  scopes: Scope[];
+  createdAt: Date;
+}
+
+export interface UserTokenIssuer {
+  issue(
+    applicationId: string,
+    userId: string,
+    scopes: Scope[],
+    transaction: Transaction,
+  ): Promise<IssuedUserToken>;
+}
+
+export interface RegistrationInput {
+  username: string | undefined;
+  email: string | undefined;
+  password: string | undefined;
+  agreement: boolean | undefined;
+  locale: string | undefined;
+  reason: string | undefined;
+}
+
+/** What PATCH update_credentials may change; omitted keys stay as they are. */
+export interface CredentialsPatch {
+  displayName?: string;
+  note?: string;
+  locked?: boolean;
+  bot?: boolean;
+  discoverable?: boolean;
+  indexable?: boolean;
+  hideCollections?: boolean;
+  fields?: FieldSource[];
+  privacy?: string;
+  sensitive?: boolean;
+  language?: string | null;
+}
+
+/** An account as the public sees it: its actor, and for a local one its owner's role and choices. */
+export interface AccountView {
+  actor: Actor;
+  role: Role | null;
+  /** Whether the owner hides whom they follow and who follows them; null for remote accounts. */
+  hideCollections: boolean | null;
+}
+
+/** The signed-in owner's view (verify_credentials, update_credentials). */
+export interface CredentialView extends AccountView {
+  role: Role;
+  settings: AccountSettingsRow;
+  followRequestsCount: number;
+}
+
+export interface AccountServiceDeps {
+  sequelize: Sequelize;
+  users: UserStore;
+  actors: ActorStore;
+  tokens: UserTokenIssuer;
+  mailer: Mailer;
+  instance: InstanceService;
+  limits: MicroblogLimits['accounts'];
+  publicUrl: string;
+  instanceTitle: string;
+}
+
+/** Local accounts: sign-up through the API, e-mail confirmation, the owner's profile, lookups. */
+export class AccountService {
+  private readonly settingsModel: AccountSettingsModel;
+  /** The domain local accounts are addressed at (`name@domain`). */
+  readonly localDomain: string;
+
+  constructor(private readonly deps: AccountServiceDeps) {
+    this.settingsModel = defineAccountSettingsModel(deps.sequelize);
+    this.localDomain = new URL(deps.publicUrl).host.toLowerCase();
+  }
+
+  /**
+   * POST /api/v1/accounts: an unconfirmed user, its account and a token of `applicationId` for it, in
+   * one transaction; then the confirmation mail. Errors: Forbidden (registrations closed), BadInput
+   * "Validation failed: …" with per-field details.
+   */
+  async register(
+    input: RegistrationInput,
+    application: { id: string; scopes: Scope[] },
+  ): Promise<{ token: IssuedUserToken; user: User; actor: Actor }> {
+    const settings = await this.deps.instance.settings();
+    if (!settings.registrationsOpen) throw new Forbidden(NOT_ALLOWED);
+
+    const { username, email, password, locale } = await this.validateRegistration(input);
+    // Hashing is the slow part: done before the transaction so it holds no locks meanwhile.
+    const passwordHash = await hashPassword(password);
+    const confirmationToken = generateToken();
+    const now = new Date();
+
+    let created: { token: IssuedUserToken; user: User; actor: Actor };
+    try {
+      created = await this.deps.sequelize.transaction(async (transaction) => {
+        const row = await this.deps.users.model.create(
+          {
+            email,
+            passwordHash,
+            role: 'USER',
+            locale,
+            confirmationSentAt: now,
+            confirmationTokenHash: hashToken(confirmationToken),
+            createdAt: now,
+          },
+          { transaction },
+        );
+        const userId = String(row.get('id'));
+        const actor = await this.deps.actors.createLocal(
+          { type: 'Person', username, userId },
+          { transaction },
+        );
+        await this.settingsModel.create({ actorId: actor.id, updatedAt: now }, { transaction });
+        const token = await this.deps.tokens.issue(application.id, userId, application.scopes, transaction);
+        return { token, actor, user: toUser(row.get()) };
+      });
+    } catch (error) {
+      throw this.registrationConflict(error) ?? error;
+    }
+
+    try {
+      await this.sendConfirmation(created.user.email, username, confirmationToken);
+    } catch (error) {
+      // Without its mail the account could never be confirmed: registering again must be possible.
+      await this.deps.users.model.destroy({ where: { id: created.user.id } });
+      throw new Internal('The confirmation e-mail could not be sent', { cause: error });
+    }
+    return created;
+  }
+
+  /**
+   * The account of an existing user without one (the admin tool's `users:create --username`).
+   * Errors: BadInput "Validation failed: …" for a malformed, reserved or taken name.
+   */
+  async createForUser(userId: string, requested: string): Promise<Actor> {
+    const v = new Validation();
+    const username = requested.trim();
+    if (!USERNAME_PATTERN.test(username)) v.add('username', 'Username', VALIDATION.usernameFormat);
+    else if (characterCount(username) > USERNAME_MAX_LENGTH) {
+      v.add('username', 'Username', tooLong(USERNAME_MAX_LENGTH));
+    } else if (RESERVED_USERNAMES.includes(username.toLowerCase())) {
+      v.add('username', 'Username', VALIDATION.reserved);
+    } else if (await this.deps.actors.findByUsername(username, null)) {
+      v.add('username', 'Username', VALIDATION.taken);
+    }
+    v.throwIfFailed();
+    try {
+      return await this.deps.sequelize.transaction(async (transaction) => {
+        const actor = await this.deps.actors.createLocal(
+          { type: 'Person', username, userId },
+          { transaction },
+        );
+        await this.settingsModel.create({ actorId: actor.id, updatedAt: new Date() }, { transaction });
+        return actor;
+      });
+    } catch (error) {
+      throw this.registrationConflict(error) ?? error;
+    }
+  }
+
+  /** The link in the confirmation mail. Errors: NotFound when the token is unknown or used. */
+  async confirmEmail(token: string): Promise<User> {
+    return this.deps.users.confirm(token);
+  }
+
+  /**
+   * The user behind a user token, refused (403) while it is unconfirmed or disabled, as the
+   * reference's `require_user!` does.
+   */
+  async functionalUser(userId: string): Promise<User> {
+    const user = await this.deps.users.findById(userId);
+    if (!user) throw new Forbidden(LOGIN_REFUSALS.disabled);
+    if (user.disabled) throw new Forbidden(LOGIN_REFUSALS.disabled);
+    if (user.confirmedAt === null) throw new Forbidden(LOGIN_REFUSALS.unconfirmed);
+    return user;
+  }
+
+  /** GET verify_credentials. Errors: Forbidden (login unusable), NotFound (user without account). */
+  async credentials(userId: string): Promise<CredentialView> {
+    const user = await this.functionalUser(userId);
+    const actor = await this.ownActor(user.id);
+    return this.credentialView(actor, user.role);
+  }
+
+  /** PATCH update_credentials. Errors: as `credentials`, BadInput "Validation failed: …". */
+  async updateCredentials(userId: string, patch: CredentialsPatch): Promise<CredentialView> {
+    const user = await this.functionalUser(userId);
+    const actor = await this.ownActor(user.id);
+    const changes = this.validatePatch(patch);
+    await this.deps.sequelize.transaction(async (transaction) => {
+      await this.deps.actors.update(actor.id, changes.actor, { transaction });
+      if (changes.type && changes.type !== actor.type) {
+        await this.deps.actors.model.update(
+          { type: changes.type, updatedAt: new Date() },
+          { where: { id: actor.id }, transaction },
+        );
+      }
+      if (Object.keys(changes.settings).length > 0) {
+        await this.settingsModel.upsert(
+          { ...(await this.settingsOf(actor.id, transaction)), ...changes.settings, updatedAt: new Date() },
+          { transaction },
+        );
+      }
+    });
+    // Federating the profile Update comes with the federation module's outbox.
+    return this.credentialView(await this.ownActor(user.id), user.role);
+  }
+
+  /** GET /api/v1/accounts/:id. Errors: NotFound "Record not found". */
+  async findById(id: string): Promise<AccountView> {
+    const actor = await this.deps.actors.findById(id);
+    if (!actor) throw new NotFound(RECORD_NOT_FOUND);
+    return this.view(actor);
+  }
+
+  /** The local account of a user (the early API's HTTP-basic caller). Errors: NotFound. */
+  async findByUser(userId: string): Promise<AccountView> {
+    return this.view(await this.ownActor(userId));
+  }
+
+  /**
+   * GET /api/v1/accounts/lookup: `name`, `@name`, `name@<this domain>` or a known remote
+   * `name@domain`; no WebFinger. Errors: NotFound "Record not found".
+   */
+  async lookup(acct: string | undefined): Promise<AccountView> {
+    const [username = '', domain] = (acct ?? '').trim().replace(/^@/, '').split('@', 2);
+    if (username === '') throw new NotFound(RECORD_NOT_FOUND);
+    const local = domain === undefined || domain.toLowerCase() === this.localDomain;
+    const actor = await this.deps.actors.findByUsername(username, local ? null : domain);
+    if (!actor) throw new NotFound(RECORD_NOT_FOUND);
+    return this.view(actor);
+  }
+
+  private async view(actor: Actor): Promise<AccountView> {
+    if (!actor.local) return { actor, role: null, hideCollections: null };
+    const [user, settings] = await Promise.all([
+      actor.userId === null ? null : this.deps.users.findById(actor.userId),
+      this.settingsOf(actor.id),
+    ]);
+    return { actor, role: user?.role ?? null, hideCollections: settings.hideCollections };
+  }
+
+  private async ownActor(userId: string): Promise<Actor> {
+    const [actor] = await this.deps.actors.listByUser(userId, ACCOUNT_TYPES);
+    // Users made before accounts existed (or by tools that create no account) have none.
+    if (!actor) throw new NotFound(RECORD_NOT_FOUND);
+    return actor;
+  }
+
+  private async credentialView(actor: Actor, role: Role): Promise<CredentialView> {
+    const [settings, rows] = await Promise.all([
+      this.settingsOf(actor.id),
+      this.deps.sequelize.query<{ count: number }>(
+        'SELECT count(*)::int AS count FROM follows WHERE target_actor_id = $1 AND accepted_at IS NULL',
+        { bind: [actor.id], type: QueryTypes.SELECT },
+      ),
+    ]);
+    return {
+      actor,
+      role,
+      settings,
+      hideCollections: settings.hideCollections,
+      followRequestsCount: rows[0]?.count ?? 0,
+    };
+  }
+
+  private async settingsOf(actorId: string, transaction?: Transaction): Promise<AccountSettingsRow> {
+    const row = await this.settingsModel.findByPk(actorId, { transaction });
+    return row ? { ...row.get(), actorId: String(row.get('actorId')) } : defaultAccountSettings(actorId);
+  }
+
+  private async validateRegistration(
+    input: RegistrationInput,
+  ): Promise<{ username: string; email: string; password: string; locale: string }> {
+    const v = new Validation();
+    const username = (input.username ?? '').trim();
+    if (username === '') v.add('username', 'Username', VALIDATION.blank);
+    else if (!USERNAME_PATTERN.test(username)) v.add('username', 'Username', VALIDATION.usernameFormat);
+    else if (characterCount(username) > USERNAME_MAX_LENGTH) {
+      v.add('username', 'Username', tooLong(USERNAME_MAX_LENGTH));
+    } else if (RESERVED_USERNAMES.includes(username.toLowerCase())) {
+      v.add('username', 'Username', VALIDATION.reserved);
+    }
+
+    const email = normalizeEmail(input.email ?? '');
+    if (email === '') v.add('email', 'Email', VALIDATION.blank);
+    else if (!isValidEmail(email)) v.add('email', 'Email', VALIDATION.invalid);
+
+    const password = input.password ?? '';
+    if (password === '') v.add('password', 'Password', VALIDATION.blank);
+    else if (characterCount(password) < PASSWORD_LENGTH.min) {
+      v.add('password', 'Password', tooShort(PASSWORD_LENGTH.min));
+    } else if (characterCount(password) > PASSWORD_LENGTH.max) {
+      v.add('password', 'Password', tooLong(PASSWORD_LENGTH.max));
+    }
+
+    if (input.agreement !== true) v.add('agreement', 'Agreement', VALIDATION.accepted);
+
+    const locale = canonicalLocale(input.locale);
+    if (locale === null) v.add('locale', 'Locale', VALIDATION.inclusion);
+
+    // Taken names and addresses are reported with the rest (the unique indexes still decide races).
+    const [actorTaken, userTaken] = await Promise.all([
+      v.has('username') ? null : this.deps.actors.findByUsername(username, null),
+      v.has('email') ? null : this.deps.users.findByEmail(email),
+    ]);
+    if (actorTaken) v.add('username', 'Username', VALIDATION.taken);
+    if (userTaken) v.add('email', 'Email', VALIDATION.taken);
+    v.throwIfFailed();
+    return { username, email, password, locale: locale ?? 'en' };
+  }
+
+  private validatePatch(patch: CredentialsPatch): {
+    actor: Parameters<ActorStore['update']>[1];
+    type: ActorType | undefined;
+    settings: Partial<AccountSettingsRow>;
+  } {
+    const { limits } = this.deps;
+    const v = new Validation();
+    const actor: Parameters<ActorStore['update']>[1] = {};
+    const settings: Partial<AccountSettingsRow> = {};
+
+    if (patch.displayName !== undefined) {
+      const name = patch.displayName.trim();
+      if (characterCount(name) > limits.maxDisplayNameLength) {
+        v.add('display_name', 'Display name', tooLong(limits.maxDisplayNameLength));
+      }
+      actor.displayName = name;
+    }
+    if (patch.note !== undefined) {
+      // Form posts send CRLF line ends; the note is kept as the owner sees it in a text area.
+      const note = patch.note.replace(/\r\n?/g, '\n');
+      if (characterCount(note) > limits.maxNoteLength) v.add('note', 'Note', tooLong(limits.maxNoteLength));
+      actor.summary = noteToHtml(note);
+      settings.noteSource = note;
+    }
+    if (patch.fields !== undefined) {
+      // Pairs left empty on both sides are dropped, as the reference's profile form does.
+      const fields = patch.fields
+        .map((field) => ({ name: field.name.trim(), value: field.value.trim() }))
+        .filter((field) => field.name !== '' || field.value !== '');
+      if (fields.length > limits.maxProfileFields)
+        v.add('fields', 'Fields', tooLong(limits.maxProfileFields));
+      if (fields.some((field) => characterCount(field.name) > limits.profileFieldNameLimit)) {
+        v.add('fields', 'Fields name', tooLong(limits.profileFieldNameLimit));
+      }
+      if (fields.some((field) => characterCount(field.value) > limits.profileFieldValueLimit)) {
+        v.add('fields', 'Fields value', tooLong(limits.profileFieldValueLimit));
+      }
+      actor.fields = fields.map((field) => ({
+        name: field.name,
+        value: fieldValueToHtml(field.value),
+        verifiedAt: null,
+      }));
+      settings.fieldsSource = fields;
+    }
+    if (patch.locked !== undefined) actor.manuallyApprovesFollowers = patch.locked;
+    if (patch.discoverable !== undefined) actor.discoverable = patch.discoverable;
+    if (patch.indexable !== undefined) actor.indexable = patch.indexable;
+    if (patch.hideCollections !== undefined) settings.hideCollections = patch.hideCollections;
+    if (patch.privacy !== undefined) {
+      if ((POSTING_PRIVACIES as readonly string[]).includes(patch.privacy)) {
+        settings.privacy = patch.privacy as PostingPrivacy;
+      } else {
+        v.add('source[privacy]', 'Source privacy', VALIDATION.inclusion);
+      }
+    }
+    if (patch.sensitive !== undefined) settings.sensitive = patch.sensitive;
+    if (patch.language !== undefined) {
+      const language = patch.language === null || patch.language === '' ? null : patch.language.toLowerCase();
+      if (language !== null && !/^[a-z]{2,3}$/.test(language)) {
+        v.add('source[language]', 'Source language', VALIDATION.inclusion);
+      }
+      settings.language = language;
+    }
+    v.throwIfFailed();
+    const type: ActorType | undefined =
+      patch.bot === undefined ? undefined : patch.bot ? 'Service' : 'Person';
+    return { actor, type, settings };
+  }
+
+  /** A race lost to a concurrent sign-up: the unique indexes speak, as the early checks would have. */
+  private registrationConflict(error: unknown): Error | undefined {
+    const v = new Validation();
+    if (error instanceof Conflict && error.code === 'username_taken') {
+      v.add('username', 'Username', VALIDATION.taken);
+    } else if (error instanceof UniqueConstraintError) {
+      const constraint = (error.parent as { constraint?: string } | undefined)?.constraint;
+      if (constraint === 'users_email_lower_key') v.add('email', 'Email', VALIDATION.taken);
+    } else if (isAppError(error)) {
+      return error;
+    }
+    return v.failed ? v.error() : undefined;
+  }
+
+  private async sendConfirmation(email: string, username: string, token: string): Promise<void> {
+    const link = `${this.deps.publicUrl}/auth/confirmation?confirmation_token=${encodeURIComponent(token)}`;
+    await this.deps.mailer.send({
+      to: email,
+      subject: `${this.deps.instanceTitle}: Confirmation instructions for ${this.localDomain}`,
+      text: [
+        `Welcome, @${username}!`,
+        '',
+        `To finish creating your account on ${this.localDomain}, confirm your e-mail address:`,
+        link,
+        '',
+        "If you didn't sign up, you can ignore this e-mail.",
+      ].join('\n'),
+    });
+  }
+}
+
+/** Mastodon accounts are Persons, or Services for bots. */
+const ACCOUNT_TYPES: ActorType[] = ['Person', 'Service'];
+
+/** A BCP 47 tag in canonical case ("pt-BR"), 'en' when absent, null when it is not one. */
+function canonicalLocale(locale: string | undefined): string | null {
+  if (locale === undefined || locale.trim() === '') return 'en';
+  try {
+    const [canonical] = Intl.getCanonicalLocales(locale.trim().replace('_', '-'));
+    return canonical !== undefined && /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(canonical) ? canonical : null;
+  } catch {
+    return null;
+  }
+}
