@@ -121,4 +121,69 @@ describe('pnpm agora users:create', function () {
       await eventsDb.drop();
     }
   });
+
+  it('creates the profile (events) or account (microblog) with --username, and leaves nothing on a taken name', async () => {
+    const eventsDb = await createTestDatabase('e2e_cli_profiles_events');
+    const microblogDb = await createTestDatabase('e2e_cli_profiles_microblog');
+    const env = { EVENTS_DATABASE_URL: eventsDb.url, MICROBLOG_DATABASE_URL: microblogDb.url };
+    const create = (service: string, email: string, username: string) =>
+      runScript(
+        CLI,
+        [
+          'users:create',
+          '--service',
+          service,
+          '--email',
+          email,
+          '--password',
+          'correct horse',
+          '--username',
+          username,
+          '--confirmed',
+        ],
+        env,
+      );
+    const query = async (url: string, sql: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query(sql)).rows as Array<Record<string, unknown>>;
+      } finally {
+        await client.end();
+      }
+    };
+    try {
+      const events = create('events', 'ana@example.org', 'ana');
+      expect(await events.exited, events.output()).to.equal(0);
+      expect(events.output()).to.contain('profile "ana" created');
+      expect(
+        await query(
+          eventsDb.url,
+          `SELECT a.username, a.type, u.default_actor_id = a.id AS is_default
+             FROM users u JOIN actors a ON a.user_id = u.id`,
+        ),
+      ).to.deep.equal([{ username: 'ana', type: 'Person', is_default: true }]);
+
+      const microblog = create('microblog', 'ben@example.org', 'ben');
+      expect(await microblog.exited, microblog.output()).to.equal(0);
+      expect(
+        await query(
+          microblogDb.url,
+          'SELECT a.username, a.uri FROM users u JOIN actors a ON a.user_id = u.id',
+        ),
+      ).to.have.lengthOf(1);
+
+      const taken = create('microblog', 'other@example.org', 'BEN');
+      expect(await taken.exited).to.equal(1);
+      expect(taken.output())
+        .to.match(/taken/i)
+        .and.not.match(/\n\s+at /);
+      expect(
+        await query(microblogDb.url, "SELECT id FROM users WHERE email = 'other@example.org'"),
+      ).to.deep.equal([]);
+    } finally {
+      await eventsDb.drop();
+      await microblogDb.drop();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as events from '@agora/events-graphql';
 import * as microblog from '@agora/microblog-rest';
+import type { Role } from '@agora/auth';
 import type { BaseServiceConfig, Env, ServiceName } from '@agora/core';
 import type { MigrationSet } from '@agora/db';
 
@@ -17,6 +18,37 @@ export interface ServiceEntry {
   migrationSets(): MigrationSet[];
   /** Where a person starts, printed once the service is up. */
   landing(config: BaseServiceConfig): string[];
+  /** The admin tool's account creation, through the service's own code (config.db.url must be set). */
+  createUser(config: BaseServiceConfig, input: AdminUserInput): Promise<AdminUserResult>;
+}
+
+export interface AdminUserInput {
+  email: string;
+  password: string;
+  username?: string;
+  role: Role;
+  confirmed: boolean;
+}
+
+export interface AdminUserResult {
+  userId: string;
+  confirmationToken: string | null;
+  /** The profile (events) or account (microblog) actor, when a username was given. */
+  actorId: string | null;
+}
+
+/** A context of the service that only enqueues (its workers run in the service's own processes). */
+async function withWebContext<C extends { queue: { start(): Promise<void> }; close(): Promise<void> }, T>(
+  open: () => Promise<C>,
+  use: (ctx: C) => Promise<T>,
+): Promise<T> {
+  const ctx = await open();
+  try {
+    await ctx.queue.start();
+    return await use(ctx);
+  } finally {
+    await ctx.close();
+  }
 }
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,6 +65,14 @@ export const services: ServiceEntry[] = [
       `GraphQL API  ${config.http.publicUrl}/api`,
       `GraphiQL     ${config.http.publicUrl}/graphiql`,
     ],
+    createUser: (config, input) =>
+      withWebContext(
+        () => events.AppContext.fromConfig({ ...(config as events.EventsConfig), role: 'web' }),
+        async (ctx) => {
+          const created = await events.adminCreateUser(ctx, input);
+          return { ...created, actorId: created.profileId };
+        },
+      ),
   },
   {
     name: 'microblog',
@@ -45,6 +85,14 @@ export const services: ServiceEntry[] = [
       `REST API     ${config.http.publicUrl}/api/v1/instance`,
       `NodeInfo     ${config.http.publicUrl}/.well-known/nodeinfo`,
     ],
+    createUser: (config, input) =>
+      withWebContext(
+        () => microblog.AppContext.fromConfig({ ...(config as microblog.MicroblogConfig), role: 'web' }),
+        async (ctx) => {
+          const created = await microblog.adminCreateUser(ctx, input);
+          return { ...created, actorId: created.accountId };
+        },
+      ),
   },
 ];
 

@@ -1,7 +1,7 @@
 // `pnpm agora <command>`: the administrator's command-line tool. It works while the services run
 // (it joins their embedded PostgreSQL, or uses DATABASE_URL / EVENTS_DATABASE_URL / …).
 import { parseArgs } from 'node:util';
-import { UserStore, type Role } from '@agora/auth';
+import type { Role } from '@agora/auth';
 import { AppError, ConfigError, createLogger, processEnv } from '@agora/core';
 import { createSequelize, openDatabase, runMigrations } from '@agora/db';
 import { findService, redactConfig, serviceEnv, services, type ServiceEntry } from '../services.js';
@@ -53,9 +53,6 @@ async function createUser(
   if (!options.email || !options.password) throw new UsageError('users:create needs --email and --password');
   const role = CLI_ROLES[(options.role ?? 'user').toLowerCase()];
   if (!role) throw new UsageError(`--role must be administrator or moderator, not "${options.role}"`);
-  if (options.username !== undefined && !/^[a-z0-9_]{1,30}$/.test(options.username)) {
-    throw new UsageError('--username must be 1 to 30 lower-case letters, digits or underscores');
-  }
   const config = entry.loadConfig(serviceEnv(entry, processEnv()));
   const logger = createLogger({ level: 'warn', name: `${entry.name}-cli` });
   const database = await openDatabase({ ...config.db, dataDir: config.dataDir, logger });
@@ -63,16 +60,19 @@ async function createUser(
   try {
     // The same migrations the service applies at start (a no-op when it already runs).
     await runMigrations(sequelize, entry.migrationSets(), logger);
-    const { user, confirmationToken } = await new UserStore({ sequelize }).create({
-      email: options.email,
-      password: options.password,
-      role,
-      confirmed: options.confirmed ?? false,
-    });
-    out(user.id);
-    if (confirmationToken) out(`not confirmed yet: confirmation token ${confirmationToken}`);
-    // Profiles (and so usernames) belong to the actor model, which arrives with federation.
-    if (options.username) out(`note: the profile "${options.username}" is created once profiles exist`);
+    const created = await entry.createUser(
+      { ...config, db: { ...config.db, url: database.url }, log: { level: 'warn' } },
+      {
+        email: options.email,
+        password: options.password,
+        ...(options.username === undefined ? {} : { username: options.username }),
+        role,
+        confirmed: options.confirmed ?? false,
+      },
+    );
+    out(created.userId);
+    if (created.confirmationToken) out(`not confirmed yet: confirmation token ${created.confirmationToken}`);
+    if (created.actorId) out(`profile "${options.username}" created (actor ${created.actorId})`);
   } finally {
     await sequelize.close();
     await database.close();

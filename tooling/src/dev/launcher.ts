@@ -108,6 +108,13 @@ export async function launch(env: Env, print: Print): Promise<Launcher> {
     // Validate every service's configuration before starting anything.
     return { entry, childEnv, config: entry.loadConfig(childEnv) };
   });
+  // The services started together federate with each other over loopback: each may fetch from and
+  // deliver to the others' exact host:port, and nothing else private (unless configured otherwise).
+  for (const item of chosen) {
+    if (item.childEnv.FEDERATION_ALLOW_PRIVATE_HOSTS !== undefined) continue;
+    const siblings = chosen.filter((other) => other !== item).map((other) => other.config.http.domain);
+    if (siblings.length > 0) item.childEnv.FEDERATION_ALLOW_PRIVATE_HOSTS = siblings.join(',');
+  }
 
   let postgres: EmbeddedPostgresHandle | null = null;
   if (chosen.some(({ config }) => !config.db.url)) {
