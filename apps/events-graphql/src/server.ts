@@ -3,6 +3,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { closeHttp, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
+import { nodeInfoRouter } from './federation/nodeinfo.js';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
 import { RequestContext } from './graphql/context.js';
@@ -60,6 +61,7 @@ export function createServer(ctx: AppContext): AppServer {
   if (config.graphql.graphiql) app.use(graphiqlRouter());
   // WebFinger, host-meta, actor documents (`/@:name`, `/relay`) and the inboxes.
   app.use(ctx.federation.routes({ actorPath: '/@:name', instanceActorPath: '/relay' }));
+  app.use(nodeInfoRouter(ctx));
   app.use((_req, res) => sendHttpError(res, 404, 'not_found', 'Not found'));
   const lastResort: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     logger.error({ err: error, method: req.method, path: req.path }, 'request failed');

@@ -85,4 +85,42 @@ describe('federation (events)', () => {
     expect(answer.status).to.equal(401);
     expect((JSON.parse(answer.body) as { error: string }).error).to.be.a('string').and.not.empty;
   });
+
+  it('serves NodeInfo 2.0 and 2.1 under /.well-known/nodeinfo with the relay actor, and 404 for other versions', async () => {
+    const discovery = (await (await fetch(`${server.url}/.well-known/nodeinfo`)).json()) as {
+      links: Array<{ rel: string; href: string }>;
+    };
+    expect(discovery.links).to.deep.include.members([
+      {
+        rel: 'http://nodeinfo.diaspora.software/ns/schema/2.0',
+        href: `${server.url}/.well-known/nodeinfo/2.0`,
+      },
+      {
+        rel: 'http://nodeinfo.diaspora.software/ns/schema/2.1',
+        href: `${server.url}/.well-known/nodeinfo/2.1`,
+      },
+      { rel: 'https://www.w3.org/ns/activitystreams#Application', href: `${server.url}/relay` },
+    ]);
+    for (const version of ['2.0', '2.1']) {
+      const response = await fetch(`${server.url}/.well-known/nodeinfo/${version}`);
+      expect(response.headers.get('content-type')).to.contain(`schema/${version}#`);
+      const document = (await response.json()) as {
+        version: string;
+        openRegistrations: boolean;
+        protocols: string[];
+        services: unknown;
+        usage: { users: Record<string, number> };
+        metadata: Record<string, unknown>;
+      };
+      expect(document).to.include({
+        version,
+        openRegistrations: server.ctx.instanceConfig.settings().registrationsOpen,
+      });
+      expect(document.protocols).to.deep.equal(['activitypub']);
+      expect(document.services).to.deep.equal({ inbound: [], outbound: ['atom1.0'] });
+      expect(document.usage.users).to.have.keys('total', 'activeMonth', 'activeHalfyear');
+      expect(document.metadata).to.have.property('nodeName');
+    }
+    expect((await fetch(`${server.url}/.well-known/nodeinfo/1.0`)).status).to.equal(404);
+  });
 });
