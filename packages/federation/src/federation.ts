@@ -1,10 +1,12 @@
 import type { Request, Router } from 'express';
+import { randomUUID } from 'node:crypto';
 import express from 'express';
+import { BadInput, NotFound } from '@agora/core';
 import type { JobQueue, Logger } from '@agora/core';
 import type { Sequelize } from 'sequelize';
 import type { ActorStore } from './actors/actor.store.js';
 import type { Actor, ActorType, ActorUrls } from './actors/actor.types.js';
-import { FollowStore } from './actors/follow.store.js';
+import { FollowStore, type Follow } from './actors/follow.store.js';
 import { instanceActorSigner } from './actors/instance-signer.js';
 import { RemoteActorResolver } from './actors/remote-actors.js';
 import { DeliveryService, type DeliveryTiming } from './delivery/index.js';
@@ -20,6 +22,8 @@ import { Inbox } from './inbox/inbox.js';
 import type { DeliverPort } from './inbox/inbox.types.js';
 import { DomainBlocks } from './moderation/domain-blocks.js';
 import { sanitizeRemoteHtml } from './sanitize/index.js';
+
+const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 
 export interface FederationOptions {
   sequelize: Sequelize;
@@ -102,6 +106,59 @@ export class Federation {
       sanitize: sanitizeRemoteHtml,
       logger,
     });
+  }
+
+  /**
+   * `actorId` (local) follows the actor with id `targetUri`: at once for a local target (pending if
+   * it approves followers by hand), else a pending relation and a Follow delivered to the target's
+   * inbox; its Accept (generic handler) completes it. Errors: NotFound, BadInput (self, not local).
+   */
+  async follow(actorId: string, targetUri: string): Promise<Follow> {
+    const { actors } = this.options;
+    const actor = await actors.findById(actorId);
+    if (!actor?.local) throw new BadInput('Only a local actor can follow');
+    const local = await actors.findByUri(targetUri);
+    const target = local?.local ? local : await this.remoteActors.resolve(targetUri);
+    if (target.id === actor.id) throw new BadInput('An actor cannot follow itself');
+    if (target.suspended) throw new NotFound('Actor not found');
+    if (target.local)
+      return this.follows.follow(actor.id, target.id, { accepted: !target.manuallyApprovesFollowers });
+    const existing = await this.follows.find(actor.id, target.id);
+    if (existing) return existing;
+    const uri = `${actor.uri}#follows/${randomUUID()}`;
+    const follow = await this.follows.follow(actor.id, target.id, { uri, accepted: false });
+    if (!target.inboxUrl) throw new BadInput('The actor has no inbox');
+    await this.deliver(
+      { '@context': AS_CONTEXT, id: uri, type: 'Follow', actor: actor.uri, object: target.uri },
+      { senderActorId: actor.id, inboxes: [target.inboxUrl] },
+    );
+    return follow;
+  }
+
+  /** Ends a follow; a remote target is told with Undo(Follow). Returns whether one existed. */
+  async unfollow(actorId: string, targetActorId: string): Promise<boolean> {
+    const { actors } = this.options;
+    const [actor, target, follow] = await Promise.all([
+      actors.findById(actorId),
+      actors.findById(targetActorId),
+      this.follows.find(actorId, targetActorId),
+    ]);
+    if (!actor?.local || !target || !follow) return false;
+    await this.follows.remove(actorId, targetActorId);
+    if (!target.local && target.inboxUrl) {
+      const followUri = follow.uri ?? `${actor.uri}#follows/${follow.id}`;
+      await this.deliver(
+        {
+          '@context': AS_CONTEXT,
+          id: `${followUri}/undo`,
+          type: 'Undo',
+          actor: actor.uri,
+          object: { id: followUri, type: 'Follow', actor: actor.uri, object: target.uri },
+        },
+        { senderActorId: actor.id, inboxes: [target.inboxUrl] },
+      );
+    }
+    return true;
   }
 
   /** The instance actor, created (with keys) on first use. */
