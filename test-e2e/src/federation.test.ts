@@ -1,20 +1,11 @@
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@agora/db/testing';
+import { createTestDatabase, type TestDatabase, freePort } from '@agora/db/testing';
 import * as events from '@agora/events-graphql';
 import { DELIVERY_JOB, INBOX_JOB } from '@agora/federation';
 import * as microblog from '@agora/microblog-rest';
-
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 interface Running<C> {
   url: string;

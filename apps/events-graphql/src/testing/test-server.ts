@@ -1,9 +1,8 @@
-import { createServer as createNetServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '@agora/core';
-import { createTestDatabase } from '@agora/db/testing';
+import { createTestDatabase, freePort } from '@agora/db/testing';
 import { loadConfig } from '../config/config.js';
 import { AppContext, type AppServices } from '../context.js';
 import { createServer, type AppServer } from '../server.js';
@@ -15,19 +14,6 @@ export interface TestServer {
   /** Another server on the same database, as a second process would be. */
   sibling(env?: Env, overrides?: Partial<AppServices>): Promise<Omit<TestServer, 'sibling'>>;
   stop(): Promise<void>;
-}
-
-/** The real server on a fresh database, listening on a free port, as the app contract describes. */
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', resolve);
-  });
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP port');
-  return address.port;
 }
 
 export async function startTestServer(

@@ -1,8 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase } from '@agora/db/testing';
+import { createTestDatabase, freePort } from '@agora/db/testing';
 import { loadConfig } from '../config/config.js';
 import { AppContext, type AppContextOverrides } from '../context.js';
 import { createServer, type AppServer } from '../server.js';
@@ -14,19 +13,6 @@ export interface TestServer {
   /** Drops the database while the server still runs (to see it fail). */
   dropDatabase(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** A port the OS just handed out, so PUBLIC_URL (used in links) can name the port we will listen on. */
-async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', resolve);
-  });
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP port');
-  return address.port;
 }
 
 export interface TestServerOptions {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { envBoolean, envInt, envPort, envUrl, processEnv, type Env } from './load.js';
+import { envBoolean, envInt, envList, envPort, envUrl, processEnv, type Env } from './load.js';
 import type { LogLevel } from '../logger/logger.js';
 
 export type ServiceName = 'events' | 'microblog';
@@ -71,15 +71,7 @@ export function baseServiceEnv(defaults: { port: number }) {
     SMTP_URL: envUrl().optional(),
     MAIL_FROM: z.string().optional(),
     // Comma-separated; the local launcher sets it so the two services federate over loopback.
-    FEDERATION_ALLOW_PRIVATE_HOSTS: z
-      .string()
-      .default('')
-      .transform((value) =>
-        value
-          .split(',')
-          .map((entry) => entry.trim())
-          .filter((entry) => entry.length > 0),
-      ),
+    FEDERATION_ALLOW_PRIVATE_HOSTS: envList([]),
   };
 }
 

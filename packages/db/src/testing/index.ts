@@ -31,7 +31,8 @@ export async function testServerUrl(): Promise<string> {
   }
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 the OS just handed out (e.g. so a test server's PUBLIC_URL can name it). */
+export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once('error', reject);
