@@ -186,4 +186,47 @@ describe('pnpm agora users:create', function () {
       await microblogDb.drop();
     }
   });
+
+  it('blocks and unblocks a domain, lists dead letters and refuses to replay an unknown one', async () => {
+    const microblogDb = await createTestDatabase('e2e_cli_federation');
+    const env = { MICROBLOG_DATABASE_URL: microblogDb.url };
+    const run = (...args: string[]) => runScript(CLI, [...args, '--service', 'microblog'], env);
+    try {
+      const block = run(
+        'domains:block',
+        '--domain',
+        'Spam.Example',
+        '--severity',
+        'suspend',
+        '--reject-media',
+      );
+      expect(await block.exited, block.output()).to.equal(0);
+      const client = new pg.Client({ connectionString: microblogDb.url });
+      await client.connect();
+      try {
+        const rows = async () =>
+          (await client.query('SELECT domain, severity, reject_media FROM domain_blocks')).rows;
+        expect(await rows()).to.deep.equal([
+          { domain: 'spam.example', severity: 'suspend', reject_media: true },
+        ]);
+        const badSeverity = run('domains:block', '--domain', 'x.example', '--severity', 'ban');
+        expect(await badSeverity.exited).to.equal(2);
+        const unblock = run('domains:unblock', '--domain', 'spam.example');
+        expect(await unblock.exited, unblock.output()).to.equal(0);
+        expect(await rows()).to.deep.equal([]);
+      } finally {
+        await client.end();
+      }
+      const dead = run('deliveries:dead');
+      expect(await dead.exited, dead.output()).to.equal(0);
+      expect(dead.output()).to.contain('no dead letters');
+      const replay = run('deliveries:replay', '--id', '12345');
+      expect(await replay.exited).to.equal(1);
+      expect(replay.output())
+        .to.contain('Dead letter not found')
+        .and.not.match(/\n\s+at /);
+    } finally {
+      await microblogDb.drop();
+    }
+  });
 });

@@ -5,6 +5,7 @@ import * as microblog from '@agora/microblog-rest';
 import type { Role } from '@agora/auth';
 import type { BaseServiceConfig, Env, ServiceName } from '@agora/core';
 import type { MigrationSet } from '@agora/db';
+import type { Federation } from '@agora/federation';
 
 /** What the launcher and the admin CLI need to know of each service. */
 export interface ServiceEntry {
@@ -18,8 +19,18 @@ export interface ServiceEntry {
   migrationSets(): MigrationSet[];
   /** Where a person starts, printed once the service is up. */
   landing(config: BaseServiceConfig): string[];
-  /** The admin tool's account creation, through the service's own code (config.db.url must be set). */
-  createUser(config: BaseServiceConfig, input: AdminUserInput): Promise<AdminUserResult>;
+  /**
+   * The service's own code for the admin tool (config.db.url must be set): a context that only
+   * enqueues (its workers run in the service's processes). Close it when done.
+   */
+  openAdmin(config: BaseServiceConfig): Promise<AdminContext>;
+}
+
+export interface AdminContext {
+  createUser(input: AdminUserInput): Promise<AdminUserResult>;
+  /** Dead letters, domain blocks (packages/federation). */
+  federation: Federation;
+  close(): Promise<void>;
 }
 
 export interface AdminUserInput {
@@ -37,17 +48,17 @@ export interface AdminUserResult {
   actorId: string | null;
 }
 
-/** A context of the service that only enqueues (its workers run in the service's own processes). */
-async function withWebContext<C extends { queue: { start(): Promise<void> }; close(): Promise<void> }, T>(
+/** Opens an app context in the web role (it enqueues, never runs jobs) with its queue started. */
+async function openWebContext<C extends { queue: { start(): Promise<void> }; close(): Promise<void> }>(
   open: () => Promise<C>,
-  use: (ctx: C) => Promise<T>,
-): Promise<T> {
+): Promise<C> {
   const ctx = await open();
   try {
     await ctx.queue.start();
-    return await use(ctx);
-  } finally {
+    return ctx;
+  } catch (error) {
     await ctx.close();
+    throw error;
   }
 }
 
@@ -65,14 +76,19 @@ export const services: ServiceEntry[] = [
       `GraphQL API  ${config.http.publicUrl}/api`,
       `GraphiQL     ${config.http.publicUrl}/graphiql`,
     ],
-    createUser: (config, input) =>
-      withWebContext(
-        () => events.AppContext.fromConfig({ ...(config as events.EventsConfig), role: 'web' }),
-        async (ctx) => {
+    openAdmin: async (config) => {
+      const ctx = await openWebContext(() =>
+        events.AppContext.fromConfig({ ...(config as events.EventsConfig), role: 'web' }),
+      );
+      return {
+        federation: ctx.federation,
+        close: () => ctx.close(),
+        createUser: async (input) => {
           const created = await events.adminCreateUser(ctx, input);
           return { ...created, actorId: created.profileId };
         },
-      ),
+      };
+    },
   },
   {
     name: 'microblog',
@@ -85,14 +101,19 @@ export const services: ServiceEntry[] = [
       `REST API     ${config.http.publicUrl}/api/v1/instance`,
       `NodeInfo     ${config.http.publicUrl}/.well-known/nodeinfo`,
     ],
-    createUser: (config, input) =>
-      withWebContext(
-        () => microblog.AppContext.fromConfig({ ...(config as microblog.MicroblogConfig), role: 'web' }),
-        async (ctx) => {
+    openAdmin: async (config) => {
+      const ctx = await openWebContext(() =>
+        microblog.AppContext.fromConfig({ ...(config as microblog.MicroblogConfig), role: 'web' }),
+      );
+      return {
+        federation: ctx.federation,
+        close: () => ctx.close(),
+        createUser: async (input) => {
           const created = await microblog.adminCreateUser(ctx, input);
           return { ...created, actorId: created.accountId };
         },
-      ),
+      };
+    },
   },
 ];
 

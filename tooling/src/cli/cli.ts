@@ -4,7 +4,15 @@ import { parseArgs } from 'node:util';
 import type { Role } from '@agora/auth';
 import { AppError, ConfigError, createLogger, processEnv } from '@agora/core';
 import { createSequelize, openDatabase, runMigrations } from '@agora/db';
-import { findService, redactConfig, serviceEnv, services, type ServiceEntry } from '../services.js';
+import {
+  findService,
+  redactConfig,
+  serviceEnv,
+  services,
+  type AdminContext,
+  type ServiceEntry,
+} from '../services.js';
+import type { DomainBlockSeverity } from '@agora/federation';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -16,6 +24,11 @@ Commands:
   users:create --service events|microblog --email E --password P [--username U]
                [--role administrator|moderator] [--confirmed]
                                               create an account and print its id
+  deliveries:dead --service S [--limit N]     deliveries that gave up, newest first
+  deliveries:replay --service S --id ID       queue a dead letter again
+  domains:block --service S --domain D [--severity suspend|silence|noop] [--reject-media]
+                                              refuse or limit a domain (inbox and fetches)
+  domains:unblock --service S --domain D      lift a domain block
   help                                        this text
 
 Variables prefixed EVENTS_ or MICROBLOG_ apply to that service only (EVENTS_DATABASE_URL, …).`;
@@ -46,13 +59,8 @@ const CLI_ROLES: Record<string, Role> = {
   user: 'USER',
 };
 
-async function createUser(
-  entry: ServiceEntry,
-  options: { email?: string; password?: string; username?: string; role?: string; confirmed?: boolean },
-): Promise<void> {
-  if (!options.email || !options.password) throw new UsageError('users:create needs --email and --password');
-  const role = CLI_ROLES[(options.role ?? 'user').toLowerCase()];
-  if (!role) throw new UsageError(`--role must be administrator or moderator, not "${options.role}"`);
+/** Runs `use` with the service's admin context, on its database (migrated first, as at start). */
+async function withAdmin<T>(entry: ServiceEntry, use: (admin: AdminContext) => Promise<T>): Promise<T> {
   const config = entry.loadConfig(serviceEnv(entry, processEnv()));
   const logger = createLogger({ level: 'warn', name: `${entry.name}-cli` });
   const database = await openDatabase({ ...config.db, dataDir: config.dataDir, logger });
@@ -60,26 +68,86 @@ async function createUser(
   try {
     // The same migrations the service applies at start (a no-op when it already runs).
     await runMigrations(sequelize, entry.migrationSets(), logger);
-    const created = await entry.createUser(
-      { ...config, db: { ...config.db, url: database.url }, log: { level: 'warn' } },
-      {
-        email: options.email,
-        password: options.password,
-        ...(options.username === undefined ? {} : { username: options.username }),
-        role,
-        confirmed: options.confirmed ?? false,
-      },
-    );
-    out(created.userId);
-    if (created.confirmationToken) out(`not confirmed yet: confirmation token ${created.confirmationToken}`);
-    if (created.actorId) out(`profile "${options.username}" created (actor ${created.actorId})`);
+    const admin = await entry.openAdmin({
+      ...config,
+      db: { ...config.db, url: database.url },
+      log: { level: 'warn' },
+    });
+    try {
+      return await use(admin);
+    } finally {
+      await admin.close();
+    }
   } finally {
     await sequelize.close();
     await database.close();
   }
 }
 
+async function createUser(
+  entry: ServiceEntry,
+  options: { email?: string; password?: string; username?: string; role?: string; confirmed?: boolean },
+): Promise<void> {
+  if (!options.email || !options.password) throw new UsageError('users:create needs --email and --password');
+  const role = CLI_ROLES[(options.role ?? 'user').toLowerCase()];
+  if (!role) throw new UsageError(`--role must be administrator or moderator, not "${options.role}"`);
+  const { email, password } = options;
+  const created = await withAdmin(entry, (admin) =>
+    admin.createUser({
+      email,
+      password,
+      ...(options.username === undefined ? {} : { username: options.username }),
+      role,
+      confirmed: options.confirmed ?? false,
+    }),
+  );
+  out(created.userId);
+  if (created.confirmationToken) out(`not confirmed yet: confirmation token ${created.confirmationToken}`);
+  if (created.actorId) out(`profile "${options.username}" created (actor ${created.actorId})`);
+}
+
+/** Deliveries that exhausted their retries (or were refused for good), newest first. */
+async function listDeadLetters(entry: ServiceEntry, limit: number): Promise<void> {
+  const letters = await withAdmin(entry, (admin) => admin.federation.delivery.listDeadLetters({ limit }));
+  if (letters.length === 0) out('no dead letters');
+  for (const letter of letters) {
+    out(
+      [
+        letter.id,
+        letter.failedAt.toISOString(),
+        letter.inboxUrl,
+        letter.lastStatus === null ? '-' : String(letter.lastStatus),
+        `${letter.attempts} attempts`,
+        letter.activityId ?? '(no id)',
+        letter.lastError,
+      ].join('  '),
+    );
+  }
+}
+
+const SEVERITIES: readonly DomainBlockSeverity[] = ['suspend', 'silence', 'noop'];
+
+async function blockDomain(
+  entry: ServiceEntry,
+  options: { domain?: string; severity?: string; 'reject-media'?: boolean },
+): Promise<void> {
+  if (!options.domain) throw new UsageError('domains:block needs --domain');
+  const severity = (options.severity ?? 'suspend') as DomainBlockSeverity;
+  if (!SEVERITIES.includes(severity)) throw new UsageError('--severity must be suspend, silence or noop');
+  const domain = options.domain;
+  await withAdmin(entry, (admin) =>
+    admin.federation.domainBlocks.block({ domain, severity, rejectMedia: options['reject-media'] ?? false }),
+  );
+  out(`${domain}: ${severity}${options['reject-media'] ? ', media rejected' : ''}`);
+}
+
 class UsageError extends Error {}
+
+function requiredService(name: string | undefined, command: string | undefined): ServiceEntry {
+  if (!name)
+    throw new UsageError(`${command ?? 'this command'} needs --service events or --service microblog`);
+  return findService(name);
+}
 
 function showConfig(entries: ServiceEntry[]): void {
   const shown = Object.fromEntries(
@@ -99,6 +167,11 @@ export async function main(argv: string[]): Promise<number> {
       username: { type: 'string' },
       role: { type: 'string' },
       confirmed: { type: 'boolean' },
+      limit: { type: 'string' },
+      id: { type: 'string' },
+      domain: { type: 'string' },
+      severity: { type: 'string' },
+      'reject-media': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -114,6 +187,34 @@ export async function main(argv: string[]): Promise<number> {
       if (!values.service) throw new UsageError('users:create needs --service events or --service microblog');
       await createUser(findService(values.service), values);
       return 0;
+    case 'deliveries:dead': {
+      const limit = Number(values.limit ?? '20');
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw new UsageError('--limit must be 1 to 1000');
+      await listDeadLetters(requiredService(values.service, command), limit);
+      return 0;
+    }
+    case 'deliveries:replay': {
+      const id = values.id;
+      if (!id) throw new UsageError('deliveries:replay needs --id');
+      await withAdmin(requiredService(values.service, command), (admin) =>
+        admin.federation.delivery.replayDeadLetter(id),
+      );
+      out(`dead letter ${id} queued again`);
+      return 0;
+    }
+    case 'domains:block':
+      await blockDomain(requiredService(values.service, command), values);
+      return 0;
+    case 'domains:unblock': {
+      const domain = values.domain;
+      if (!domain) throw new UsageError('domains:unblock needs --domain');
+      await withAdmin(requiredService(values.service, command), (admin) =>
+        admin.federation.domainBlocks.unblock(domain),
+      );
+      out(`${domain}: unblocked`);
+      return 0;
+    }
     case 'help':
     case undefined:
       out(usage);
