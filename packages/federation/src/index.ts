@@ -10,3 +10,4 @@ export { Federation, type FederationOptions } from './federation.js';
 export * from './discovery/index.js';
 export * from './jsonld/index.js';
 export * from './delivery/index.js';
+export * from './push/index.js';

@@ -2,11 +2,12 @@ import type { Migration, MigrationSet } from '@agora/db';
 import { createActors } from './20261122200000-actors.js';
 import { createDelivery } from './20261122200100-delivery.js';
 import { createInbox } from './20261122200200-inbox.js';
+import { createPush } from './20261122200300-push.js';
 
 // Keep sorted by name: the runner refuses an unsorted set.
-const migrations: Migration[] = [createActors, createDelivery, createInbox];
+const migrations: Migration[] = [createActors, createDelivery, createInbox, createPush];
 
-/** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries); each app applies this set after the auth set. */
+/** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries, PuSH); each app applies this set after the auth set. */
 export function federationMigrationSet(): MigrationSet {
   return { owner: '@agora/federation', migrations };
 }
