@@ -19,8 +19,47 @@ async function expectClosed(port: number): Promise<void> {
   expect(reached, `port ${port} still answers after stop`).to.equal(false);
 }
 
+/** Polls until nothing answers on `port` (another process is shutting down), or fails after `timeoutMs`. */
+async function waitClosed(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`port ${port} still answers ${timeoutMs} ms after the launcher died`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 describe('npm start: both services as real processes', function () {
   this.timeout(180_000);
+
+  it('leaves no service running when the launcher itself is killed with SIGKILL', async () => {
+    const eventsDb = await createTestDatabase('e2e_kill_events');
+    const microblogDb = await createTestDatabase('e2e_kill_microblog');
+    const [eventsPort, microblogPort] = [await freePort(), await freePort()];
+    const launcher = runScript(LAUNCHER, [], {
+      EVENTS_DATABASE_URL: eventsDb.url,
+      MICROBLOG_DATABASE_URL: microblogDb.url,
+      EVENTS_PORT: String(eventsPort),
+      MICROBLOG_PORT: String(microblogPort),
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      await launcher.waitFor('Press Ctrl-C to stop.');
+      expect((await fetch(`http://127.0.0.1:${eventsPort}/health`)).status).to.equal(200);
+      launcher.child.kill('SIGKILL');
+      await launcher.exited;
+      await waitClosed(eventsPort, 20_000);
+      await waitClosed(microblogPort, 20_000);
+    } finally {
+      await eventsDb.drop();
+      await microblogDb.drop();
+    }
+  });
 
   it('serves GraphQL and REST against given databases, and Ctrl-C stops everything cleanly', async () => {
     const eventsDb = await createTestDatabase('e2e_events');

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   baseServiceEnv,
   defaultDataDir,
+  EXIT_WITH_STDIN_FLAG,
   envList,
   loadConfig,
   type BaseServiceConfig,
@@ -135,9 +136,11 @@ export async function launch(env: Env, print: Print): Promise<Launcher> {
   const finished = new Promise<number>((resolve) => (resolveFinished = resolve));
 
   const launched: LaunchedService[] = chosen.map(({ entry, childEnv, config }) => {
-    const child = spawn(process.execPath, [entry.mainPath], {
+    // stdin stays a pipe we never write to: if this launcher dies, even by SIGKILL, the service sees
+    // it close and stops (runMain's EXIT_WITH_STDIN_FLAG), so no orphan keeps the ports.
+    const child = spawn(process.execPath, [entry.mainPath, EXIT_WITH_STDIN_FLAG], {
       env: childEnv as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     prefixOutput(child, entry.name, print);
     return { entry, config, child };

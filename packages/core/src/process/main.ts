@@ -30,4 +30,14 @@ export async function runMain(start: () => Promise<{ stop(): Promise<void> }>): 
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  // Started by a supervisor that holds our stdin open (the launcher): when it dies, even by SIGKILL,
+  // the pipe closes and we stop too instead of living on as an orphan.
+  if (process.argv.includes(EXIT_WITH_STDIN_FLAG)) {
+    process.stdin.on('end', shutdown);
+    process.stdin.on('error', shutdown);
+    process.stdin.resume();
+  }
 }
+
+/** The argument a supervisor passes so its child exits when the supervisor's end of stdin closes. */
+export const EXIT_WITH_STDIN_FLAG = '--exit-with-stdin';
