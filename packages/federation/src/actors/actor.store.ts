@@ -312,8 +312,17 @@ export class ActorStore {
   /** Applies a local owner's changes. Errors: NotFound. */
   async update(id: string, patch: ActorUpdate, options: { transaction?: Transaction } = {}): Promise<Actor> {
     const values: Partial<ActorRow> = { updatedAt: this.now() };
+    let changed = false;
     for (const key of UPDATABLE) {
-      if (patch[key] !== undefined) (values as Record<string, unknown>)[key] = patch[key];
+      if (patch[key] === undefined) continue;
+      (values as Record<string, unknown>)[key] = patch[key];
+      changed = true;
+    }
+    // Sequelize sends no UPDATE (and returns no rows) when nothing but the timestamp would change.
+    if (!changed) {
+      const actor = await this.findById(id);
+      if (!actor) throw new NotFound('Actor not found');
+      return actor;
     }
     const [, rows] = await this.model.update(values, {
       where: { id: isActorId(id) ? id : '0' },

@@ -146,6 +146,9 @@ describe('ActorStore', () => {
     });
     expect((await actors.listByUser('7')).map((a) => a.username)).to.deep.equal(['alice', 'alice_work']);
     expect((await rejection(actors.update('999999', { displayName: 'x' }))).kind).to.equal('NotFound');
+    // An empty patch changes nothing and still answers with the actor (or NotFound).
+    expect((await actors.update(second.id, {})).displayName).to.equal('Alice at work');
+    expect((await rejection(actors.update('999999', {}))).kind).to.equal('NotFound');
   });
 
   it('batches lookups by id and ignores ids that are not ids', async () => {
