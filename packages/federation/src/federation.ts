@@ -219,5 +219,6 @@ export class Federation {
 
   close(): void {
     this.fetch.close();
+    void this.delivery.close();
   }
 }

@@ -19,6 +19,8 @@ export interface RemoteActorResolverOptions {
   /** A cached remote actor is re-fetched after this long (a day, as the issue asks). */
   refreshAfterMs?: number;
   now?: () => Date;
+  /** Called after a fetched remote actor is stored (e.g. to cache its images); failures are only logged. */
+  onActorStored?: (actor: Actor) => void | Promise<void>;
 }
 
 export class RemoteActorError extends Error {}
@@ -29,10 +31,17 @@ export class RemoteActorResolver {
   private readonly now: () => Date;
   /** One fetch per URI at a time: concurrent activities from a new actor share it. */
   private readonly inFlight = new Map<string, Promise<Actor>>();
+  private readonly storedHooks: Array<(actor: Actor) => void | Promise<void>> = [];
 
   constructor(private readonly options: RemoteActorResolverOptions) {
     this.refreshAfterMs = options.refreshAfterMs ?? DAY_MS;
     this.now = options.now ?? (() => new Date());
+    if (options.onActorStored) this.storedHooks.push(options.onActorStored);
+  }
+
+  /** Adds an `onActorStored` hook after construction (the app's composition root wires it). */
+  onActorStored(hook: (actor: Actor) => void | Promise<void>): void {
+    this.storedHooks.push(hook);
   }
 
   /** The actor with this id; `refresh` forces a fetch (e.g. its key failed to verify). */
@@ -78,6 +87,12 @@ export class RemoteActorResolver {
     if (!parsed.ok) throw new RemoteActorError(parsed.reason);
     // The document must describe the URI we asked for (no actor may speak for another id).
     if (parsed.actor.uri !== uri) throw new RemoteActorError('The document describes another actor');
-    return this.options.actors.upsertRemote(parsed.actor);
+    const stored = await this.options.actors.upsertRemote(parsed.actor);
+    for (const hook of this.storedHooks) {
+      await Promise.resolve()
+        .then(() => hook(stored))
+        .catch((error: unknown) => this.options.logger.warn({ err: error }, 'an actor-stored hook failed'));
+    }
+    return stored;
   }
 }

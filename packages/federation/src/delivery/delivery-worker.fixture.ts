@@ -1,5 +1,6 @@
-// A delivery worker as its own process, for the crash test: started with `node --import tsx`, it
-// reads its settings from argv[2] (JSON), prints "ready" once it is taking jobs, and runs until killed.
+// A delivery worker as its own process, for the crash test and the bench's multi-process rows: started
+// with `node --import tsx` (or from dist), it reads its settings from argv[2] (JSON), prints "ready"
+// once it is taking jobs, and runs until killed.
 import { createLogger, createPgBossQueue } from '@agora/core';
 import { createSequelize } from '@agora/db';
 import { ActorStore } from '../actors/index.js';
@@ -12,6 +13,7 @@ interface FixtureSettings {
   schema: string;
   concurrency: number;
   timing: DeliveryTiming;
+  signerThreads?: number;
 }
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as FixtureSettings;
@@ -36,6 +38,7 @@ const deliveries = new DeliveryService({
   fetch: createGuardedFetch({ userAgent: 'agora-test-worker', allowPrivateHosts: ['127.0.0.1'] }),
   logger,
   timing: settings.timing,
+  ...(settings.signerThreads === undefined ? {} : { signerThreads: settings.signerThreads }),
 });
 await deliveries.registerWorker({ concurrency: settings.concurrency });
 await queue.start();

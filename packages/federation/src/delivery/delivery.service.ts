@@ -3,7 +3,7 @@ import { BadInput, NotFound, type Job, type JobOptions, type JobQueue, type Logg
 import type { Sequelize } from 'sequelize';
 import type { ActorStore } from '../actors/index.js';
 import type { GuardedFetch } from '../fetch/index.js';
-import { defaultKeyCache, signRequest } from '../signatures/index.js';
+import { defaultKeyCache } from '../signatures/index.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { DeadLetterStore, type DeadLetter } from './dead-letters.js';
 import {
@@ -18,6 +18,7 @@ import {
 } from './delivery.policy.js';
 import { DomainAvailability } from './domain-availability.js';
 import { expandRecipients, normalizeInbox, type DeliveryRecipient } from './recipients.js';
+import { defaultSignerThreads, SignerPool } from './signer-pool.js';
 
 /** The one queue every outgoing activity goes through. */
 export const DELIVERY_JOB = 'federation.deliver';
@@ -58,6 +59,8 @@ export interface DeliveryServiceOptions {
   batchSize?: number;
   /** POSTs in flight per job. */
   batchConcurrency?: number;
+  /** Threads that sign off the event loop, started by the first job; 0 signs inline. Default: cores − 1 (1–4). */
+  signerThreads?: number;
 }
 
 export interface DeliverInput {
@@ -98,6 +101,7 @@ export class DeliveryService {
   private readonly availability: DomainAvailability;
   private readonly deadLetters: DeadLetterStore;
   private readonly senderKeys = new Map<string, SenderKey>();
+  private readonly signer: SignerPool;
 
   constructor(options: DeliveryServiceOptions) {
     this.queue = options.queue;
@@ -116,6 +120,10 @@ export class DeliveryService {
     );
     this.availability = new DomainAvailability(this.sequelize, this.timing.unavailableAfterDays, this.now);
     this.deadLetters = new DeadLetterStore(this.sequelize);
+    this.signer = new SignerPool({
+      threads: options.signerThreads ?? defaultSignerThreads(),
+      logger: this.logger,
+    });
   }
 
   /**
@@ -156,6 +164,11 @@ export class DeliveryService {
   /** Waits until no delivery is queued, retrying or running (tests, shutdown scripts). */
   async drain(timeoutMs?: number): Promise<void> {
     await this.queue.drain([DELIVERY_JOB], timeoutMs);
+  }
+
+  /** Stops the signing threads (idle ones never hold the process open, so this is optional). */
+  async close(): Promise<void> {
+    await this.signer.close();
   }
 
   /** Dead letters, newest first. */
@@ -224,6 +237,8 @@ export class DeliveryService {
       );
       return;
     }
+    // All signing threads load with the first job (not one by one under load); a no-op afterwards.
+    await this.signer.warm();
     // An error here (e.g. the database is down) fails the whole job, which pg-boss runs again.
     let next = 0;
     const lane = async (): Promise<void> => {
@@ -289,9 +304,11 @@ export class DeliveryService {
 
   private async post(inboxUrl: string, body: string, key: SenderKey): Promise<AttemptOutcome> {
     try {
-      const { host: _host, ...headers } = signRequest(
-        { method: 'POST', url: inboxUrl, headers: { 'content-type': ACTIVITY_CONTENT_TYPE }, body },
-        { keyId: key.keyId, privateKey: key.privateKey },
+      const { host: _host, ...headers } = await this.signer.signPost(
+        inboxUrl,
+        { 'content-type': ACTIVITY_CONTENT_TYPE },
+        body,
+        key,
       );
       // The fetch sets the same Host itself, and the right one should a redirect lead elsewhere.
       const response = await this.fetch.post(inboxUrl, body, {

@@ -228,7 +228,11 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
             finish(null, { kind: 'response', status, headers, body: Buffer.concat(chunks, received) }),
           );
           incoming.on('error', (error) => finish(toFetchError(error, hop.url)));
-          incoming.on('close', () => finish(new FetchNetworkError('ECONNRESET', hop.url.href)));
+          // Built only when the transfer really broke off: an error object (and its stack) per
+          // successful response is measurable on the delivery path.
+          incoming.on('close', () => {
+            if (!settled) finish(new FetchNetworkError('ECONNRESET', hop.url.href));
+          });
         },
       );
       live.request = request;
