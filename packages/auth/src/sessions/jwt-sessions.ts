@@ -1,8 +1,9 @@
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
-import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { SignJWT } from 'jose';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { referenceError } from '../users/user.errors.js';
 import { isUserId } from '../users/user.store.js';
+import { verifyCompactHmacJwt } from './jwt-verify.js';
 
 /** The reference's messages for session operations. */
 export const SESSION_MESSAGES = {
@@ -61,7 +62,7 @@ export class JwtSessions {
   private readonly accessTtl: number;
   private readonly refreshTtl: number;
   private readonly now: () => Date;
-  /** The same secret as a KeyObject: jose caches its WebCrypto import, a raw Uint8Array it re-imports per call. */
+  /** The same secret as a KeyObject, made once: verification hashes with it on every request. */
   private readonly verifyKey: KeyObject;
 
   constructor(options: JwtSessionsOptions) {
@@ -92,15 +93,15 @@ export class JwtSessions {
 
   /** Checks signature, issuer, type and expiry; no database access. */
   async verifyAccess(token: string): Promise<AccessCheck> {
-    const verified = await this.verify(token, 'access');
+    return this.checkAccess(token);
+  }
+
+  /** `verifyAccess` without the promise: the check is synchronous (one HMAC, no I/O). */
+  checkAccess(token: string): AccessCheck {
+    const verified = this.verify(token, 'access');
     if (!verified.ok) return verified;
-    const { payload } = verified;
-    return {
-      ok: true,
-      userId: payload.sub!.slice(SUBJECT_PREFIX.length),
-      jti: payload.jti!,
-      expiresAt: new Date(payload.exp! * 1000),
-    };
+    const { userId, jti, exp } = verified;
+    return { ok: true, userId, jti, expiresAt: new Date(exp * 1000) };
   }
 
   /**
@@ -193,9 +194,9 @@ export class JwtSessions {
   }
 
   private async refreshClaims(token: string): Promise<RefreshClaims | null> {
-    const verified = await this.verify(token, 'refresh');
-    if (!verified.ok || !UUID.test(verified.payload.jti!)) return null;
-    return { userId: verified.payload.sub!.slice(SUBJECT_PREFIX.length), jti: verified.payload.jti! };
+    const verified = this.verify(token, 'refresh');
+    if (!verified.ok || !UUID.test(verified.jti)) return null;
+    return { userId: verified.userId, jti: verified.jti };
   }
 
   private async signPair(userId: string): Promise<{
@@ -236,25 +237,18 @@ export class JwtSessions {
       .sign(this.key);
   }
 
-  private async verify(
+  private verify(
     token: string,
     typ: 'access' | 'refresh',
-  ): Promise<{ ok: true; payload: JWTPayload } | { ok: false; reason: AccessTokenFailure }> {
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, this.verifyKey, {
-        algorithms: [this.algorithm],
-        issuer: this.issuer,
-        currentDate: this.now(),
-        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
-      }));
-    } catch (error) {
-      if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: 'token_expired' };
-      if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'iss') {
-        return { ok: false, reason: 'invalid_issuer' };
-      }
-      return { ok: false, reason: 'invalid_token' };
-    }
+  ): { ok: true; userId: string; jti: string; exp: number } | { ok: false; reason: AccessTokenFailure } {
+    const checked = verifyCompactHmacJwt(token, {
+      key: this.verifyKey,
+      algorithm: this.algorithm,
+      issuer: this.issuer,
+      now: this.now(),
+    });
+    if (!checked.ok) return checked;
+    const { payload } = checked;
     if (payload.typ !== typ) return { ok: false, reason: 'invalid_type' };
     if (
       typeof payload.sub !== 'string' ||
@@ -266,6 +260,6 @@ export class JwtSessions {
     if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
       return { ok: false, reason: 'invalid_token' };
     }
-    return { ok: true, payload };
+    return { ok: true, userId: payload.sub.slice(SUBJECT_PREFIX.length), jti: payload.jti, exp: payload.exp };
   }
 }
