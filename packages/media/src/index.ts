@@ -8,3 +8,4 @@ export { createMediaPipeline } from './pipeline/media-pipeline.js';
 export type { MediaPipeline, MediaPipelineOptions, ProcessRequest } from './pipeline/media-pipeline.js';
 export { SUPPORTED_MIME_TYPES, type MediaType } from './pipeline/sniff.js';
 export type { MediaInput } from './pipeline/spool.js';
+export * from './remote/index.js';

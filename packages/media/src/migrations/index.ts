@@ -1,0 +1,10 @@
+import type { Migration, MigrationSet } from '@agora/db';
+import { createRemoteMediaFiles } from './20261124000000-remote-media-files.js';
+
+// Keep sorted by name: the runner refuses an unsorted set.
+const migrations: Migration[] = [createRemoteMediaFiles];
+
+/** The tables this package owns (local copies of remote media); each app applies this set after the federation set. */
+export function mediaMigrationSet(): MigrationSet {
+  return { owner: '@agora/media', migrations };
+}
