@@ -273,6 +273,25 @@ export class ActorStore {
     return row ? toActor(row.get()) : null;
   }
 
+  /**
+   * The oldest local actor of these types owned by a user: the microblog's account of a signed-in
+   * user, read on every authenticated request, so one named (prepared once per connection) statement.
+   */
+  async findFirstByUser(userId: string, types: readonly ActorType[]): Promise<Actor | null> {
+    if (!isActorId(userId)) return null;
+    const manager = this.sequelize.connectionManager;
+    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
+    try {
+      const { rows } = await connection.query<ActorRow>({
+        ...FIRST_BY_USER_STATEMENT,
+        values: [userId, types],
+      });
+      return rows[0] ? toActor(rows[0]) : null;
+    } finally {
+      manager.releaseConnection(connection);
+    }
+  }
+
   /** A local account's actors, oldest first. */
   async listByUser(userId: string, types?: ActorType[]): Promise<Actor[]> {
     if (!isActorId(userId)) return [];
@@ -411,6 +430,32 @@ const UPDATABLE = [
 ] as const satisfies ReadonlyArray<keyof ActorUpdate>;
 
 const MAX_BIGINT = 2n ** 63n - 1n;
+
+/** The part of a `pg` client the prepared lookups use (Sequelize's pool hands out `pg` clients). */
+interface PgConnection {
+  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
+
+/**
+ * The columns of `actors` (table alias `a`) under their ActorRow names, so a row read with plain SQL
+ * maps with `toActor` like a model instance's. The private key is never read this way.
+ */
+export const ACTOR_SELECT_LIST = `a.id, a.type, a.username, a.domain, a.uri, a.url, a.display_name AS "displayName", a.summary, a.fields,
+  a.inbox_url AS "inboxUrl", a.outbox_url AS "outboxUrl", a.shared_inbox_url AS "sharedInboxUrl",
+  a.followers_url AS "followersUrl", a.following_url AS "followingUrl", a.endpoints,
+  a.public_key_pem AS "publicKeyPem", NULL AS "privateKeyPem", a.key_id AS "keyId",
+  a.manually_approves_followers AS "manuallyApprovesFollowers", a.discoverable, a.indexable,
+  a.avatar_url AS "avatarUrl", a.header_url AS "headerUrl", a.also_known_as AS "alsoKnownAs",
+  a.moved_to_actor_id AS "movedToActorId", a.user_id AS "userId", a.followers_count AS "followersCount",
+  a.following_count AS "followingCount", a.statuses_count AS "statusesCount", a.last_status_at AS "lastStatusAt",
+  a.suspended_at AS "suspendedAt", a.silenced_at AS "silencedAt", a.fetched_at AS "fetchedAt",
+  a.created_at AS "createdAt", a.updated_at AS "updatedAt"`;
+
+const FIRST_BY_USER_STATEMENT = {
+  name: 'agora_actor_first_by_user',
+  text: `SELECT ${ACTOR_SELECT_LIST} FROM actors a
+          WHERE a.user_id = $1 AND a.domain IS NULL AND a.type = ANY($2::text[]) ORDER BY a.id LIMIT 1`,
+};
 
 export function isActorId(id: string): boolean {
   return /^\d{1,19}$/.test(id) && BigInt(id) <= MAX_BIGINT;

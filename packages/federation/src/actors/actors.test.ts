@@ -145,6 +145,11 @@ describe('ActorStore', () => {
       manuallyApprovesFollowers: true,
     });
     expect((await actors.listByUser('7')).map((a) => a.username)).to.deep.equal(['alice', 'alice_work']);
+    // The prepared lookup maps every column as the model does.
+    const first = await actors.findFirstByUser('7', ['Person']);
+    expect(first).to.deep.equal(await actors.findById(first!.id));
+    expect(first?.username).to.equal('alice');
+    expect(await actors.findFirstByUser('7', ['Group'])).to.equal(null);
     expect((await rejection(actors.update('999999', { displayName: 'x' }))).kind).to.equal('NotFound');
     // An empty patch changes nothing and still answers with the actor (or NotFound).
     expect((await actors.update(second.id, {})).displayName).to.equal('Alice at work');
