@@ -2,6 +2,14 @@ import { JwtSessions, RateLimiter, UserStore } from '@agora/auth';
 import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
 import { ActorStore, type Federation } from '@agora/federation';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
+import {
+  createDiskStorage,
+  createMediaPipeline,
+  mediaLimitsFromUploadLimits,
+  RemoteMediaCache,
+  RemoteMediaJobs,
+} from '@agora/media';
+import { join } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { EventsConfig } from './config/config.js';
 import { eventsActorUrls } from './federation/actor-urls.js';
@@ -11,6 +19,8 @@ import { PeriodicJobs } from './jobs/periodic-jobs.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
 import { InstanceConfigService } from './modules/config/config.service.js';
 import { LanguageService } from './modules/languages/language.service.js';
+import { defineMediaModel } from './modules/media/media.model.js';
+import { MediaService } from './modules/media/media.service.js';
 import { StatisticsService } from './modules/statistics/statistics.service.js';
 import { resolveJwtSecret } from './modules/users/jwt-secret.js';
 import { defineUserSettingsModel } from './modules/users/user-settings.model.js';
@@ -42,6 +52,10 @@ export interface AppServices {
   federation: Federation;
   /** Profiles: the Person actors owned by local users. */
   persons: PersonService;
+  /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
+  media: MediaService;
+  /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
+  remoteMedia: { cache: RemoteMediaCache; jobs: RemoteMediaJobs };
   /** Hourly/daily housekeeping on the job queue; started by worker and all roles. */
   jobs: PeriodicJobs;
   /** The time rate-limit windows are computed from; tests pin it instead of sleeping. */
@@ -65,6 +79,8 @@ export class AppContext implements AppServices {
   readonly actors: ActorStore;
   readonly federation: Federation;
   readonly persons: PersonService;
+  readonly media: MediaService;
+  readonly remoteMedia: { cache: RemoteMediaCache; jobs: RemoteMediaJobs };
   readonly jobs: PeriodicJobs;
   readonly clock: () => Date;
   private constructor(
@@ -87,6 +103,8 @@ export class AppContext implements AppServices {
     this.actors = services.actors;
     this.federation = services.federation;
     this.persons = services.persons;
+    this.media = services.media;
+    this.remoteMedia = services.remoteMedia;
     this.jobs = services.jobs;
     this.clock = services.clock;
   }
@@ -145,6 +163,10 @@ export class AppContext implements AppServices {
     const persons =
       overrides.persons ??
       new PersonService({ sequelize, actors, accounts: store, domain: config.http.domain });
+    const media = overrides.media ?? defaultMedia(config, sequelize, actors, logger);
+    const remoteMedia =
+      overrides.remoteMedia ??
+      defaultRemoteMedia(config, sequelize, infrastructure.queue, federation, media, logger);
     const jobs =
       overrides.jobs ??
       new PeriodicJobs({
@@ -165,6 +187,8 @@ export class AppContext implements AppServices {
       actors,
       federation,
       persons,
+      media,
+      remoteMedia,
       jobs,
       clock,
     };
@@ -175,6 +199,57 @@ export class AppContext implements AppServices {
   close(): Promise<void> {
     return this.infrastructure.close();
   }
+}
+
+/** Media on local disk under `DATA_DIR/media/events`, served at `/media`; pictures only (no ffmpeg). */
+function defaultMedia(
+  config: EventsConfig,
+  sequelize: Sequelize,
+  actors: ActorStore,
+  logger: Logger,
+): MediaService {
+  const storage = createDiskStorage({
+    root: join(config.dataDir, 'media', 'events'),
+    baseUrl: `${config.http.publicUrl}/media`,
+  });
+  const pipeline = createMediaPipeline({
+    storage,
+    limits: mediaLimitsFromUploadLimits(config.instance.uploadLimits),
+    ffmpegPath: null,
+  });
+  const model = defineMediaModel(sequelize);
+  return new MediaService({
+    sequelize,
+    model,
+    pipeline,
+    storage,
+    actors,
+    logger: logger.child({ component: 'media' }),
+  });
+}
+
+/** Remote persons' pictures, copied through the guarded client into the media storage off the request path. */
+function defaultRemoteMedia(
+  config: EventsConfig,
+  sequelize: Sequelize,
+  queue: JobQueue,
+  federation: Federation,
+  media: MediaService,
+  logger: Logger,
+): { cache: RemoteMediaCache; jobs: RemoteMediaJobs } {
+  const limits = mediaLimitsFromUploadLimits(config.instance.uploadLimits);
+  const cache = new RemoteMediaCache({
+    sequelize,
+    storage: media.storage,
+    pipeline: createMediaPipeline({ storage: media.storage, limits, ffmpegPath: null }),
+    limits,
+    fetch: (url, { maxBodyBytes }) => federation.fetch.get(url, { maxBodyBytes, signed: false }),
+    rejectsMedia: (host) => federation.domainBlocks.rejectsMedia(host),
+    logger: logger.child({ component: 'remote-media' }),
+  });
+  const jobs = new RemoteMediaJobs({ cache, queue, logger });
+  federation.remoteActors.onActorStored((actor) => jobs.enqueueActor(actor));
+  return { cache, jobs };
 }
 
 /** The statistics with the counters of this module's tables; other modules add theirs when they land. */

@@ -3,6 +3,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { closeHttp, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
+import { serveMedia } from '@agora/media';
 import { nodeInfoRouter } from './federation/nodeinfo.js';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
@@ -14,6 +15,7 @@ import { graphqlHttpRouter } from './graphql/http.js';
 import { buildSchema, RESPONSE_STATE_TOKENS, VALIDATION_RULES } from './graphql/schema.js';
 import { attachGraphQLWs } from './graphql/ws.js';
 import { healthRouter } from './http/health.js';
+import { uploadsOf } from './http/uploads.js';
 import { migrationSets } from './migrations/index.js';
 import { BearerAuthentication } from './modules/users/bearer-auth.js';
 
@@ -35,7 +37,11 @@ export function createServer(ctx: AppContext): AppServer {
   });
   const bearer = new BearerAuthentication(ctx.sessions);
   const createContext = (req: express.Request) =>
-    new RequestContext(ctx, req.headers, { ip: req.ip, userId: bearer.userIdOf(req) });
+    new RequestContext(ctx, req.headers, {
+      ip: req.ip,
+      userId: bearer.userIdOf(req),
+      uploads: uploadsOf(req),
+    });
   let apolloHandler: RequestHandler | undefined;
 
   const app = express();
@@ -46,18 +52,21 @@ export function createServer(ctx: AppContext): AppServer {
   app.use(healthRouter(ctx));
   // Before GraphQL on every path to it (Apollo and the fast path alike): a bad token never gets that far.
   app.use('/api', bearer.middleware);
-  app.use(
-    graphqlHttpRouter({
-      schema,
-      documents,
-      createContext,
-      apollo: () => apolloHandler,
-      bodyLimitBytes: config.http.bodyLimitBytes,
-      fastPath: config.graphql.fastPath,
-      stateTokens: RESPONSE_STATE_TOKENS,
-      logger,
-    }),
-  );
+  const graphql = graphqlHttpRouter({
+    schema,
+    documents,
+    createContext,
+    apollo: () => apolloHandler,
+    bodyLimitBytes: config.http.bodyLimitBytes,
+    fastPath: config.graphql.fastPath,
+    stateTokens: RESPONSE_STATE_TOKENS,
+    logger,
+    uploads: uploadOptions(config),
+    bearer,
+  });
+  app.use(graphql);
+  // Uploaded files, by the keys the pipeline gave them.
+  app.use('/media', serveMedia(ctx.media.storage));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
   // WebFinger, host-meta, actor documents (`/@:name`, `/relay`) and the inboxes.
   app.use(ctx.federation.routes({ actorPath: '/@:name', instanceActorPath: '/relay' }));
@@ -83,6 +92,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.instanceConfig.start();
       await ctx.actors.registerKeyWorker();
       await ctx.federation.startWorkers();
+      await ctx.remoteMedia.jobs.registerWorker();
       await ctx.queue.start();
       // Web processes only enqueue: housekeeping runs where workers run.
       if (config.role !== 'web') await ctx.jobs.start();
@@ -90,7 +100,7 @@ export function createServer(ctx: AppContext): AppServer {
 
       await apollo.start();
       apolloHandler = expressMiddleware(apollo, { context: async ({ req }) => createContext(req) });
-      const server = createHttpServer(app);
+      const server = createHttpServer(graphql.withFastLane(app));
       httpServer = server;
       ws = attachGraphQLWs(server, {
         app: ctx,
@@ -110,6 +120,16 @@ export function createServer(ctx: AppContext): AppServer {
       })();
       return stopping;
     },
+  };
+}
+
+/** Multipart requests: files up to the largest upload limit (each kind checks its own), a few at once. */
+function uploadOptions(config: AppContext['config']) {
+  const { default: attachment, avatar, banner } = config.instance.uploadLimits;
+  return {
+    maxFileBytes: Math.max(attachment, avatar, banner),
+    maxFiles: 4,
+    maxFieldBytes: config.http.bodyLimitBytes,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
+import type { RequestUploads } from '../http/uploads.js';
 import type { UserRecord } from '../modules/users/user.service.js';
 
 /** What every resolver receives. Created per operation, so it must stay cheap: derive lazily. */
@@ -11,6 +12,8 @@ export interface GraphQLContext {
   readonly ip: string | undefined;
   /** The user id of a verified access token; undefined for anonymous callers. */
   readonly userId: string | undefined;
+  /** The files of a multipart request, by part name (Upload values name them). */
+  readonly uploads?: RequestUploads | undefined;
   /** The signed-in user, loaded at most once per operation; null when anonymous or gone. */
   viewer(): Promise<UserRecord | null>;
 }
@@ -19,6 +22,7 @@ export interface GraphQLContext {
 export interface RequestCaller {
   ip?: string | undefined;
   userId?: string | undefined;
+  uploads?: RequestUploads | undefined;
 }
 
 export class RequestContext implements GraphQLContext {
@@ -42,6 +46,10 @@ export class RequestContext implements GraphQLContext {
 
   get userId(): string | undefined {
     return this.caller.userId;
+  }
+
+  get uploads(): RequestUploads | undefined {
+    return this.caller.uploads;
   }
 
   viewer(): Promise<UserRecord | null> {

@@ -22,6 +22,8 @@ export type Scalars = {
   DateTime: { input: any; output: any; }
   /** An IANA time zone identifier, such as `Europe/Paris`. */
   Timezone: { input: string; output: string; }
+  /** A file sent in the same multipart request: the name of the part that carries it. */
+  Upload: { input: any; output: any; }
 };
 
 /** Something an action log entry can be about. */
@@ -31,9 +33,9 @@ export type ActionLogObject = {
 
 /** Anyone or anything that acts on this instance or another: a person, a group, an application. */
 export type Actor = {
-  /** The profile picture (none yet: pictures come with uploads) */
+  /** The profile picture */
   avatar: Maybe<Media>;
-  /** The header picture (none yet: pictures come with uploads) */
+  /** The header picture */
   banner: Maybe<Media>;
   /** Null for actors of this instance */
   domain: Maybe<Scalars['String']['output']>;
@@ -42,6 +44,8 @@ export type Actor = {
   id: Maybe<Scalars['ID']['output']>;
   local: Maybe<Scalars['Boolean']['output']>;
   manuallyApprovesFollowers: Maybe<Scalars['Boolean']['output']>;
+  /** Bytes of the actor's uploaded media (its owner or an instance moderator) */
+  mediaSize: Maybe<Scalars['Int']['output']>;
   /** The display name */
   name: Maybe<Scalars['String']['output']>;
   preferredUsername: Maybe<Scalars['String']['output']>;
@@ -300,6 +304,20 @@ export type Media = {
   url: Maybe<Scalars['String']['output']>;
 };
 
+/** A picture for a field: a new upload, or one of the caller's existing media */
+export type MediaInput = {
+  media?: InputMaybe<MediaInputObject>;
+  mediaId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type MediaInputObject = {
+  /** The owning profile (one of the caller's; default: the caller's default profile) */
+  actorId?: InputMaybe<Scalars['ID']['input']>;
+  alt?: InputMaybe<Scalars['String']['input']>;
+  file: Scalars['Upload']['input'];
+  name: Scalars['String']['input'];
+};
+
 export type MediaMetadata = {
   __typename?: 'MediaMetadata';
   blurhash: Maybe<Scalars['String']['output']>;
@@ -321,6 +339,12 @@ export type OauthProvider = {
   label: Maybe<Scalars['String']['output']>;
 };
 
+export type PaginatedMediaList = {
+  __typename?: 'PaginatedMediaList';
+  elements: Maybe<Array<Maybe<Media>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
 export type PaginatedPersonList = {
   __typename?: 'PaginatedPersonList';
   elements: Maybe<Array<Maybe<Person>>>;
@@ -330,9 +354,9 @@ export type PaginatedPersonList = {
 /** A profile (identity) of a user; a user may have several and acts as its default one. */
 export type Person = ActionLogObject & Actor & {
   __typename?: 'Person';
-  /** The profile picture (none yet: pictures come with uploads) */
+  /** The profile picture */
   avatar: Maybe<Media>;
-  /** The header picture (none yet: pictures come with uploads) */
+  /** The header picture */
   banner: Maybe<Media>;
   /** Null for profiles of this instance */
   domain: Maybe<Scalars['String']['output']>;
@@ -341,6 +365,8 @@ export type Person = ActionLogObject & Actor & {
   id: Maybe<Scalars['ID']['output']>;
   local: Maybe<Scalars['Boolean']['output']>;
   manuallyApprovesFollowers: Maybe<Scalars['Boolean']['output']>;
+  /** Bytes of the profile's uploaded media (its owner or an instance moderator) */
+  mediaSize: Maybe<Scalars['Int']['output']>;
   /** The display name */
   name: Maybe<Scalars['String']['output']>;
   preferredUsername: Maybe<Scalars['String']['output']>;
@@ -409,6 +435,8 @@ export type RootMutationType = {
   refreshToken: Maybe<RefreshedToken>;
   /** Create the first profile of a registered account, before or after its confirmation */
   registerPerson: Maybe<Person>;
+  /** Remove one of the caller's media */
+  removeMedia: Maybe<DeletedObject>;
   resendConfirmationEmail: Maybe<Scalars['String']['output']>;
   resetPassword: Maybe<Login>;
   sendResetPassword: Maybe<Scalars['String']['output']>;
@@ -416,6 +444,8 @@ export type RootMutationType = {
   updateLocale: Maybe<User>;
   /** Change one of the signed-in user's profiles */
   updatePerson: Maybe<Person>;
+  /** Upload a picture as one of the caller's profiles (the default one unless `actorId` names another) */
+  uploadMedia: Maybe<Media>;
   /** Confirm an email change with the token sent to the new address */
   validateEmail: Maybe<User>;
   /** Confirm a registration with the token sent by email */
@@ -450,6 +480,8 @@ export type RootMutationTypeChangePasswordArgs = {
 
 
 export type RootMutationTypeCreatePersonArgs = {
+  avatar?: InputMaybe<MediaInput>;
+  banner?: InputMaybe<MediaInput>;
   name?: InputMaybe<Scalars['String']['input']>;
   preferredUsername: Scalars['String']['input'];
   summary?: InputMaybe<Scalars['String']['input']>;
@@ -491,10 +523,17 @@ export type RootMutationTypeRefreshTokenArgs = {
 
 
 export type RootMutationTypeRegisterPersonArgs = {
+  avatar?: InputMaybe<MediaInput>;
+  banner?: InputMaybe<MediaInput>;
   email: Scalars['String']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
   preferredUsername: Scalars['String']['input'];
   summary?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeRemoveMediaArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -534,9 +573,19 @@ export type RootMutationTypeUpdateLocaleArgs = {
 
 
 export type RootMutationTypeUpdatePersonArgs = {
+  avatar?: InputMaybe<MediaInput>;
+  banner?: InputMaybe<MediaInput>;
   id: Scalars['ID']['input'];
   name?: InputMaybe<Scalars['String']['input']>;
   summary?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeUploadMediaArgs = {
+  actorId?: InputMaybe<Scalars['ID']['input']>;
+  alt?: InputMaybe<Scalars['String']['input']>;
+  file: Scalars['Upload']['input'];
+  name: Scalars['String']['input'];
 };
 
 
@@ -563,6 +612,8 @@ export type RootQueryType = {
   loggedPerson: Maybe<Person>;
   /** The signed-in user */
   loggedUser: Maybe<User>;
+  /** A media by its id */
+  media: Maybe<Media>;
   person: Maybe<Person>;
   /** Profiles, for instance moderators */
   persons: Maybe<PaginatedPersonList>;
@@ -584,6 +635,11 @@ export type RootQueryTypeFetchPersonArgs = {
 
 export type RootQueryTypeLanguagesArgs = {
   codes?: InputMaybe<Array<InputMaybe<Scalars['String']['input']>>>;
+};
+
+
+export type RootQueryTypeMediaArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -699,6 +755,10 @@ export type User = ActionLogObject & {
   lastSignInAt: Maybe<Scalars['DateTime']['output']>;
   lastSignInIp: Maybe<Scalars['String']['output']>;
   locale: Maybe<Scalars['String']['output']>;
+  /** The media uploaded by the user's profiles, newest first */
+  media: Maybe<PaginatedMediaList>;
+  /** Bytes of the media uploaded by the user's profiles */
+  mediaSize: Maybe<Scalars['Int']['output']>;
   /** Login provider (null: this instance's database) */
   provider: Maybe<Scalars['String']['output']>;
   resetPasswordSentAt: Maybe<Scalars['DateTime']['output']>;
@@ -707,6 +767,13 @@ export type User = ActionLogObject & {
   role: Maybe<UserRole>;
   /** The user's own settings (the user or an instance moderator) */
   settings: Maybe<UserSettings>;
+};
+
+
+/** A local account: credentials, role and preferences (its profiles come with the actor model). */
+export type UserMediaArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** The instance role of a user; each role includes the ones below it. */
@@ -858,9 +925,12 @@ export type ResolversTypes = {
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Maps: ResolverTypeWrapper<Maps>;
   Media: ResolverTypeWrapper<Media>;
+  MediaInput: MediaInput;
+  MediaInputObject: MediaInputObject;
   MediaMetadata: ResolverTypeWrapper<MediaMetadata>;
   NotificationPendingEnum: NotificationPendingEnum;
   OauthProvider: ResolverTypeWrapper<OauthProvider>;
+  PaginatedMediaList: ResolverTypeWrapper<PaginatedMediaList>;
   PaginatedPersonList: ResolverTypeWrapper<PaginatedPersonList>;
   Person: ResolverTypeWrapper<Person>;
   Persons: ResolverTypeWrapper<Persons>;
@@ -879,6 +949,7 @@ export type ResolversTypes = {
   Terms: ResolverTypeWrapper<Terms>;
   Tiles: ResolverTypeWrapper<Tiles>;
   Timezone: ResolverTypeWrapper<Scalars['Timezone']['output']>;
+  Upload: ResolverTypeWrapper<Scalars['Upload']['output']>;
   UploadLimits: ResolverTypeWrapper<UploadLimits>;
   User: ResolverTypeWrapper<User>;
   UserRole: UserRole;
@@ -923,8 +994,11 @@ export type ResolversParentTypes = {
   Float: Scalars['Float']['output'];
   Maps: Maps;
   Media: Media;
+  MediaInput: MediaInput;
+  MediaInputObject: MediaInputObject;
   MediaMetadata: MediaMetadata;
   OauthProvider: OauthProvider;
+  PaginatedMediaList: PaginatedMediaList;
   PaginatedPersonList: PaginatedPersonList;
   Person: Person;
   Persons: Persons;
@@ -940,6 +1014,7 @@ export type ResolversParentTypes = {
   Terms: Terms;
   Tiles: Tiles;
   Timezone: Scalars['Timezone']['output'];
+  Upload: Scalars['Upload']['output'];
   UploadLimits: UploadLimits;
   User: User;
   UserSettings: UserSettings;
@@ -1142,6 +1217,11 @@ export type OauthProviderResolvers<ContextType = GraphQLContext, ParentType exte
   label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type PaginatedMediaListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedMediaList'] = ResolversParentTypes['PaginatedMediaList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Media']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PaginatedPersonListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedPersonList'] = ResolversParentTypes['PaginatedPersonList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Person']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -1156,6 +1236,7 @@ export type PersonResolvers<ContextType = GraphQLContext, ParentType extends Res
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   local?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   manuallyApprovesFollowers?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  mediaSize?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   preferredUsername?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   summary?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1206,12 +1287,14 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   logout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeLogoutArgs, 'refreshToken'>>;
   refreshToken?: Resolver<Maybe<ResolversTypes['RefreshedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeRefreshTokenArgs, 'refreshToken'>>;
   registerPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeRegisterPersonArgs, 'email' | 'name' | 'preferredUsername' | 'summary'>>;
+  removeMedia?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeRemoveMediaArgs, 'id'>>;
   resendConfirmationEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeResendConfirmationEmailArgs, 'email'>>;
   resetPassword?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeResetPasswordArgs, 'locale' | 'password' | 'token'>>;
   sendResetPassword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeSendResetPasswordArgs, 'email'>>;
   setUserSettings?: Resolver<Maybe<ResolversTypes['UserSettings']>, ParentType, ContextType, Partial<RootMutationTypeSetUserSettingsArgs>>;
   updateLocale?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<RootMutationTypeUpdateLocaleArgs>>;
   updatePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdatePersonArgs, 'id'>>;
+  uploadMedia?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<RootMutationTypeUploadMediaArgs, 'file' | 'name'>>;
   validateEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeValidateEmailArgs, 'token'>>;
   validateUser?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeValidateUserArgs, 'token'>>;
 };
@@ -1223,6 +1306,7 @@ export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType exte
   languages?: Resolver<Maybe<Array<Maybe<ResolversTypes['Language']>>>, ParentType, ContextType, Partial<RootQueryTypeLanguagesArgs>>;
   loggedPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
   loggedUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  media?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<RootQueryTypeMediaArgs, 'id'>>;
   person?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootQueryTypePersonArgs, 'id'>>;
   persons?: Resolver<Maybe<ResolversTypes['PaginatedPersonList']>, ParentType, ContextType, RequireFields<RootQueryTypePersonsArgs, 'domain' | 'limit' | 'local' | 'name' | 'page' | 'preferredUsername' | 'suspended'>>;
   searchPersons?: Resolver<Maybe<ResolversTypes['Persons']>, ParentType, ContextType, RequireFields<RootQueryTypeSearchPersonsArgs, 'limit' | 'page' | 'term'>>;
@@ -1266,6 +1350,10 @@ export interface TimezoneScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'Timezone';
 }
 
+export interface UploadScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Upload'], any> {
+  name: 'Upload';
+}
+
 export type UploadLimitsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UploadLimits'] = ResolversParentTypes['UploadLimits']> = {
   avatar?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   banner?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -1286,6 +1374,8 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   lastSignInAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   lastSignInIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  media?: Resolver<Maybe<ResolversTypes['PaginatedMediaList']>, ParentType, ContextType, RequireFields<UserMediaArgs, 'limit' | 'page'>>;
+  mediaSize?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   provider?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   resetPasswordSentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   resetPasswordToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1346,6 +1436,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Media?: MediaResolvers<ContextType>;
   MediaMetadata?: MediaMetadataResolvers<ContextType>;
   OauthProvider?: OauthProviderResolvers<ContextType>;
+  PaginatedMediaList?: PaginatedMediaListResolvers<ContextType>;
   PaginatedPersonList?: PaginatedPersonListResolvers<ContextType>;
   Person?: PersonResolvers<ContextType>;
   Persons?: PersonsResolvers<ContextType>;
@@ -1361,6 +1452,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Terms?: TermsResolvers<ContextType>;
   Tiles?: TilesResolvers<ContextType>;
   Timezone?: GraphQLScalarType;
+  Upload?: GraphQLScalarType;
   UploadLimits?: UploadLimitsResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserSettings?: UserSettingsResolvers<ContextType>;

@@ -3,6 +3,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { specifiedRules, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { configResolvers, configStateTokens } from '../modules/config/config.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
+import { mediaResolvers } from '../modules/media/media.resolvers.js';
 import { personsResolvers } from '../modules/persons/persons.resolvers.js';
 import { scalarsResolvers } from '../modules/scalars/scalars.resolvers.js';
 import { statisticsResolvers } from '../modules/statistics/statistics.resolvers.js';
@@ -19,6 +20,7 @@ const MODULE_RESOLVERS: Resolvers[] = [
   languagesResolvers,
   usersResolvers,
   personsResolvers,
+  mediaResolvers,
 ];
 
 /** Root query fields whose whole responses may be reused while their state token is unchanged. */

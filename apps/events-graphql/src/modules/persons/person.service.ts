@@ -35,6 +35,9 @@ export interface PersonPatch {
   summary?: string | undefined;
 }
 
+/** Sets a profile's pictures inside the transaction that writes the profile (the media module's part). */
+export type PicturesStep = (person: Actor, transaction: Transaction) => Promise<void>;
+
 export interface PersonFilters {
   preferredUsername: string;
   name: string;
@@ -63,25 +66,33 @@ export class PersonService {
   constructor(private readonly options: PersonServiceOptions) {}
 
   /** Another profile for a signed-in user; it becomes the default when the user has none. */
-  async create(owner: UserRecord, input: PersonInput): Promise<Actor> {
-    return this.createFor(owner.id, input, false);
+  async create(owner: UserRecord, input: PersonInput, pictures?: PicturesStep): Promise<Actor> {
+    return this.createFor(owner.id, input, false, pictures);
   }
 
   /**
    * The first profile of a registered account (confirmed or not), made its default. Anonymous callers
    * may do this, as in the reference: the account is named by its email.
    */
-  async register(email: string, input: PersonInput): Promise<Actor> {
+  async register(email: string, input: PersonInput, pictures?: PicturesStep): Promise<Actor> {
     const user = await this.options.accounts.findByEmail(email);
     if (!user) throw new NotFound(PERSON_MESSAGES.noUserWithEmail, REFUSAL);
-    return this.createFor(user.id, input, true);
+    return this.createFor(user.id, input, true, pictures);
   }
 
-  /** Changes the name and summary of one of the owner's profiles; omitted values stay. */
-  async update(owner: UserRecord, id: string, patch: PersonPatch): Promise<Actor> {
-    await this.owned(owner, id);
+  /** Changes the name, summary and pictures of one of the owner's profiles; omitted values stay. */
+  async update(owner: UserRecord, id: string, patch: PersonPatch, pictures?: PicturesStep): Promise<Actor> {
+    const current = await this.owned(owner, id);
     const summary = patch.summary === undefined ? undefined : validSummary(patch.summary);
-    return this.options.actors.update(id, { displayName: patch.name, summary });
+    const changes = { displayName: patch.name, summary };
+    // ActorStore.update fails on a patch with no values: a pictures-only change skips it.
+    const unchanged = changes.displayName === undefined && changes.summary === undefined;
+    if (!pictures) return unchanged ? current : this.options.actors.update(id, changes);
+    return this.options.sequelize.transaction(async (transaction) => {
+      const person = unchanged ? current : await this.options.actors.update(id, changes, { transaction });
+      await pictures(person, transaction);
+      return person;
+    });
   }
 
   /** Deletes one of the owner's profiles; the default moves to the oldest remaining one. */
@@ -210,7 +221,12 @@ export class PersonService {
     return actor;
   }
 
-  private async createFor(userId: string, input: PersonInput, firstOnly: boolean): Promise<Actor> {
+  private async createFor(
+    userId: string,
+    input: PersonInput,
+    firstOnly: boolean,
+    pictures?: PicturesStep,
+  ): Promise<Actor> {
     // The reference lower-cases the name before checking it.
     // The reference refuses a second profile before looking at the new one.
     if (firstOnly && (await this.personIds(userId)).length > 0) throw alreadyRegistered();
@@ -230,6 +246,7 @@ export class PersonService {
           `UPDATE users SET default_actor_id = $1 WHERE id = $2 ${firstOnly ? '' : 'AND default_actor_id IS NULL'}`,
           { bind: [person.id, userId], type: QueryTypes.UPDATE, transaction },
         );
+        if (pictures) await pictures(person, transaction);
         return person;
       });
     } catch (error) {

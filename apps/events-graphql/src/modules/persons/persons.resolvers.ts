@@ -3,7 +3,9 @@ import type { ActorType, Person, Resolvers } from '../../graphql/resolvers-types
 import type { GraphQLContext } from '../../graphql/context.js';
 import { requireRole, requireUser } from '../users/guards.js';
 import { toUser } from '../users/users.resolvers.js';
+import { stagePictures, type StagedPictures } from '../media/media-input.js';
 import { personLoaders, personService } from './person.loaders.js';
+import type { PicturesStep } from './person.service.js';
 
 const ACTOR_TYPES: Record<StoredActorType, ActorType> = {
   Person: 'PERSON',
@@ -15,7 +17,12 @@ const ACTOR_TYPES: Record<StoredActorType, ActorType> = {
 
 /** The owning user travels with the GraphQL object (for `Person.user`) without being a field of it. */
 const OWNER = Symbol('owner');
-type PersonObject = Person & { readonly [OWNER]: string | null };
+/** So do a remote profile's picture URLs (local ones resolve to their Media rows). */
+const PICTURE_URLS = Symbol('picture urls');
+type PersonObject = Person & {
+  readonly [OWNER]: string | null;
+  readonly [PICTURE_URLS]: { avatar: string | null; banner: string | null };
+};
 
 /** The one place an actor becomes the GraphQL `Person`. */
 export function toPerson(actor: Actor): Person {
@@ -32,18 +39,26 @@ export function toPerson(actor: Actor): Person {
     suspended: actor.suspended,
     followersCount: actor.followersCount,
     followingCount: actor.followingCount,
-    // No uploads yet: a profile has no pictures to show.
+    // Resolved by the media module (Person.avatar/banner/mediaSize).
     avatar: null,
     banner: null,
+    mediaSize: null,
     // Resolved by Person.user, which checks who is asking.
     user: null,
     [OWNER]: actor.userId,
+    [PICTURE_URLS]: { avatar: actor.avatarUrl, banner: actor.headerUrl },
   };
   return person;
 }
 
-function ownerOf(person: Person): string | null {
+/** The id of the user owning a profile (null for remote ones). */
+export function ownerOf(person: Person): string | null {
   return (person as Partial<PersonObject>)[OWNER] ?? null;
+}
+
+/** The picture URLs stored with the actor. */
+export function picturesOfPerson(person: Person): { avatar: string | null; banner: string | null } {
+  return (person as Partial<PersonObject>)[PICTURE_URLS] ?? { avatar: null, banner: null };
 }
 
 const service = (ctx: GraphQLContext) => personService(ctx.app);
@@ -109,17 +124,24 @@ export const personsResolvers: Resolvers = {
     },
   },
   RootMutationType: {
-    createPerson: async (_parent, { preferredUsername, name, summary }, ctx) => {
+    createPerson: async (_parent, { preferredUsername, name, summary, avatar, banner }, ctx) => {
       const user = await requireUser(ctx);
       const input = { preferredUsername, name: name ?? '', summary: summary ?? '' };
-      const person = await service(ctx).create(user, input);
+      const pictures = await stagePictures(ctx, user.id, { avatar, banner });
+      const person = await ctx.app.media.withStaged(pictures.staged, () =>
+        service(ctx).create(user, input, withPictures(ctx, pictures)),
+      );
       forgetDefault(ctx, user.id);
       return toPerson(person);
     },
-    updatePerson: async (_parent, { id, name, summary }, ctx) => {
+    updatePerson: async (_parent, { id, name, summary, avatar, banner }, ctx) => {
       const user = await requireUser(ctx);
       const patch = { name: name ?? undefined, summary: summary ?? undefined };
-      return toPerson(await service(ctx).update(user, id, patch));
+      const pictures = await stagePictures(ctx, user.id, { avatar, banner });
+      const person = await ctx.app.media.withStaged(pictures.staged, () =>
+        service(ctx).update(user, id, patch, withPictures(ctx, pictures)),
+      );
+      return toPerson(person);
     },
     deletePerson: async (_parent, { id }, ctx) => {
       const user = await requireUser(ctx);
@@ -127,9 +149,14 @@ export const personsResolvers: Resolvers = {
       forgetDefault(ctx, user.id);
       return toPerson(person);
     },
-    registerPerson: async (_parent, { email, preferredUsername, name, summary }, ctx) => {
+    registerPerson: async (_parent, { email, preferredUsername, name, summary, avatar, banner }, ctx) => {
       const input = { preferredUsername, name: name ?? '', summary: summary ?? '' };
-      return toPerson(await service(ctx).register(email, input));
+      // Anonymous: new uploads only (an account without a profile owns no media to reuse).
+      const pictures = await stagePictures(ctx, null, { avatar, banner });
+      const person = await ctx.app.media.withStaged(pictures.staged, () =>
+        service(ctx).register(email, input, withPictures(ctx, pictures)),
+      );
+      return toPerson(person);
     },
     changeDefaultActor: async (_parent, { preferredUsername }, ctx) => {
       const user = await requireUser(ctx);
@@ -139,6 +166,12 @@ export const personsResolvers: Resolvers = {
     },
   },
 };
+
+/** The step that sets a profile's new pictures in the transaction writing it (none: no step). */
+function withPictures(ctx: GraphQLContext, pictures: StagedPictures): PicturesStep | undefined {
+  if (Object.keys(pictures.choices).length === 0) return undefined;
+  return (actor, transaction) => ctx.app.media.setPictures(actor, pictures.choices, transaction);
+}
 
 /** A later field of the same operation must see the new default and identities. */
 function forgetDefault(ctx: GraphQLContext, userId: string): void {

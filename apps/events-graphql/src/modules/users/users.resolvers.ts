@@ -28,6 +28,9 @@ export function toUser(user: UserRecord): User {
     // Resolved by the persons module's User.actors and User.defaultActor (batched).
     actors: [],
     defaultActor: null,
+    // Resolved by the media module's User.media and User.mediaSize (owner or moderator).
+    media: null,
+    mediaSize: null,
   };
 }
 
