@@ -2,14 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { RateLimiter, UserStore } from '@agora/auth';
 import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
-import type { Federation } from '@agora/federation';
+import type { Federation, PushHub } from '@agora/federation';
 import { ActorStore } from '@agora/federation';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
+import { createDiskStorage, createMediaPipeline, type MediaPipeline, type MediaStorage } from '@agora/media';
 import type { MicroblogConfig } from './config/config.js';
 import { microblogActorUrls } from './federation/actor-urls.js';
-import { microblogFederation } from './federation/federation.js';
+import { microblogFederation, microblogPushHub } from './federation/federation.js';
 import { AccountService } from './modules/accounts/account.service.js';
 import { oauthUserTokens } from './modules/accounts/user-token-issuer.js';
+import { MediaAttachmentService } from './modules/media/media-attachment.service.js';
+import { ProfileImages } from './modules/media/profile-images.js';
+import { RemoteMedia } from './modules/remote-media/index.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
 import { InstanceService } from './modules/instance/instance.service.js';
@@ -39,9 +43,19 @@ export interface AppContextParts {
   actors: ActorStore;
   /** Discovery, inboxes, remote actors and the delivery pipeline (packages/federation). */
   federation: Federation;
+  /** The PuSH 0.4 hub of the early API's Atom feeds. */
+  pushHub: PushHub;
   /** Local accounts: sign-up, confirmation, the owner's profile, lookups. */
   accounts: AccountService;
   oauth: OAuthService;
+  /** Where uploaded files live (disk under `config.media.dir`, served under `/system`). */
+  mediaStorage: MediaStorage;
+  /** Checks, cleans and stores uploads (packages/media). */
+  mediaPipeline: MediaPipeline;
+  /** Media attachments: uploads, their processing jobs, the owner's edits. */
+  media: MediaAttachmentService;
+  /** Local copies of remote accounts' avatars and headers (job `media.cache-remote`). */
+  remoteMedia: RemoteMedia;
   /** Request limits shared by every process of the service (packages/auth). */
   rateLimiter: RateLimiter;
   /** Revocable sign-in sessions of the web pages. */
@@ -70,9 +84,14 @@ export class AppContext implements AppContextParts {
   readonly users: UserStore;
   readonly actors: ActorStore;
   readonly federation: Federation;
+  readonly pushHub: PushHub;
   readonly accounts: AccountService;
   readonly rateLimiter: RateLimiter;
   readonly oauth: OAuthService;
+  readonly mediaStorage: MediaStorage;
+  readonly mediaPipeline: MediaPipeline;
+  readonly media: MediaAttachmentService;
+  readonly remoteMedia: RemoteMedia;
   readonly sessions: SessionActivations;
   readonly twoFactor: TwoFactorService;
   readonly formKeys: { csrf: Buffer; pendingSignIn: Buffer };
@@ -94,8 +113,13 @@ export class AppContext implements AppContextParts {
     this.rateLimiter = parts.rateLimiter;
     this.actors = parts.actors;
     this.federation = parts.federation;
+    this.pushHub = parts.pushHub;
     this.accounts = parts.accounts;
     this.oauth = parts.oauth;
+    this.mediaStorage = parts.mediaStorage;
+    this.mediaPipeline = parts.mediaPipeline;
+    this.media = parts.media;
+    this.remoteMedia = parts.remoteMedia;
     this.sessions = parts.sessions;
     this.twoFactor = parts.twoFactor;
     this.formKeys = parts.formKeys;
@@ -148,6 +172,40 @@ export class AppContext implements AppContextParts {
         });
       const federation = overrides.federation ?? microblogFederation(config, infrastructure, actors);
       infrastructure.onClose(async () => federation.close());
+
+      const mediaStorage =
+        overrides.mediaStorage ??
+        createDiskStorage({ root: config.media.dir, baseUrl: `${config.http.publicUrl}/system` });
+      const mediaPipeline =
+        overrides.mediaPipeline ??
+        createMediaPipeline({
+          storage: mediaStorage,
+          limits: config.media.limits,
+          ...(config.media.ffmpegPath !== undefined ? { ffmpegPath: config.media.ffmpegPath } : {}),
+        });
+      const media =
+        overrides.media ??
+        new MediaAttachmentService({
+          sequelize,
+          pipeline: mediaPipeline,
+          storage: mediaStorage,
+          queue: infrastructure.queue,
+          logger,
+          limits: config.media.limits,
+          descriptionLimit: config.limits.mediaAttachments.descriptionLimit,
+          incomingDir: config.media.incomingDir,
+        });
+      const remoteMedia =
+        overrides.remoteMedia ??
+        new RemoteMedia({
+          sequelize,
+          queue: infrastructure.queue,
+          logger,
+          federation,
+          storage: mediaStorage,
+          limits: config.media.limits,
+          ...(config.media.ffmpegPath !== undefined ? { ffmpegPath: config.media.ffmpegPath } : {}),
+        });
       return new AppContext(
         {
           ...infrastructure,
@@ -158,6 +216,7 @@ export class AppContext implements AppContextParts {
           users,
           actors,
           federation,
+          pushHub: overrides.pushHub ?? microblogPushHub(config, infrastructure, actors, federation),
           accounts:
             overrides.accounts ??
             new AccountService({
@@ -170,8 +229,20 @@ export class AppContext implements AppContextParts {
               limits: config.limits.accounts,
               publicUrl: config.http.publicUrl,
               instanceTitle: config.instance.title,
+              images: new ProfileImages({
+                pipeline: mediaPipeline,
+                storage: mediaStorage,
+                limits: config.media.limits,
+                tmpDir: config.media.incomingDir,
+                logger,
+              }),
+              remoteImages: remoteMedia,
             }),
           oauth,
+          mediaStorage,
+          mediaPipeline,
+          media,
+          remoteMedia,
           rateLimiter: overrides.rateLimiter ?? new RateLimiter(sequelize, { logger }),
           sessions:
             overrides.sessions ??

@@ -2,12 +2,16 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import express from 'express';
 import { closeHttp, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
+import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
 import { accountsRouter } from './api/v1/accounts.js';
 import { appsRouter } from './api/v1/apps.js';
 import { instanceV1Router } from './api/v1/instance.js';
+import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
+import { mediaV2Router } from './api/v2/media.js';
 import { previewImageRouter } from './assets/preview-image.js';
+import { createPushHubRouter } from '@agora/federation';
 import type { AppContext } from './context.js';
 import { apiRateLimit } from './http/api-rate-limit.js';
 import { bodyParsers } from './http/body.js';
@@ -44,6 +48,8 @@ export function createApp(ctx: AppContext): express.Express {
   // body parsers: an inbox verifies the Digest over the raw bytes.
   app.use(ctx.federation.routes({ actorPath: '/users/:name', instanceActorPath: '/actor' }));
   app.use(bodyParsers(ctx.config.http.bodyLimitBytes));
+  // The early API's PubSubHubbub hub (form-encoded subscription requests).
+  app.use(createPushHubRouter(ctx.pushHub));
 
   app.use(healthRouter(ctx.sequelize));
   app.use(instanceV1Router(ctx.instanceDocuments));
@@ -51,6 +57,8 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(nodeInfoRouter(ctx.instanceDocuments));
   app.use(previewImageRouter());
   app.use(missingImagesRouter());
+  // Uploaded files (attachments, avatars, headers) under stable URLs; a missing one is a JSON 404.
+  app.use('/system', serveMedia(ctx.mediaStorage));
   const guards = bearerGuards(ctx.oauth);
   app.use(appsRouter(ctx.oauth, guards, ctx.config.http.bodyLimitBytes));
   const { accounts } = ctx;
@@ -61,8 +69,20 @@ export function createApp(ctx: AppContext): express.Express {
       limiter: ctx.rateLimiter,
       publicUrl: ctx.config.http.publicUrl,
       bodyLimitBytes: ctx.config.http.bodyLimitBytes,
+      uploads: { limits: ctx.config.media.limits, dir: ctx.config.media.incomingDir },
     }),
   );
+  const mediaDeps: MediaRouterDeps = {
+    media: ctx.media,
+    accounts,
+    guards,
+    limiter: ctx.rateLimiter,
+    limits: ctx.config.media.limits,
+    incomingDir: ctx.config.media.incomingDir,
+    rateLimit: { safelist: ctx.config.rateLimits.safelist },
+  };
+  app.use(mediaV1Router(mediaDeps));
+  app.use(mediaV2Router(mediaDeps));
   app.use(earlyAccountsRouter(accounts, ctx.users, ctx.config.http.publicUrl));
   app.use(accountConfirmationRouter(accounts, ctx.rateLimiter));
   app.use(oauthRouter(ctx.oauth, ctx.rateLimiter, ctx.config.http.publicUrl, ctx.config.http.bodyLimitBytes));
@@ -100,6 +120,9 @@ export function createServer(ctx: AppContext): AppServer {
       if (config.db.migrateOnStart) await runMigrations(ctx.sequelize, migrationSets(), logger);
       await ctx.actors.registerKeyWorker();
       await ctx.federation.startWorkers();
+      await ctx.pushHub.registerWorker();
+      await ctx.media.registerWorker();
+      await ctx.remoteMedia.jobs.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       if (config.role === 'worker') return { url: config.http.publicUrl, port: config.http.port };

@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
   baseServiceEnv,
@@ -10,6 +11,7 @@ import {
   type BaseServiceConfig,
   type Env,
 } from '@agora/core';
+import { MASTODON_MEDIA_LIMITS, SUPPORTED_MIME_TYPES, type MediaLimits } from '@agora/media';
 
 /** Limits clients read from the instance document and the modules enforce (Mastodon's defaults). */
 export interface MicroblogLimits {
@@ -76,43 +78,20 @@ export interface MicroblogConfig extends BaseServiceConfig {
     /** Sign-in sessions one account keeps; beyond it the oldest is dropped (Mastodon: 10). */
     maxActivations: number;
   };
+  media: {
+    /** Where uploaded files are kept (served under `/system`). */
+    dir: string;
+    /** Uploads in transit and waiting for the worker; never served. */
+    incomingDir: string;
+    limits: MediaLimits;
+    /** ffmpeg for video and gifv: undefined = `ffmpeg` on PATH if it runs, null = none. */
+    ffmpegPath: string | null | undefined;
+  };
   secrets: {
     /** Derives the key that encrypts stored access tokens; unset outside production, one is generated. */
     keyBase: string | undefined;
   };
 }
-
-// The upload types Mastodon accepts; the media module will narrow this to what it can process.
-const SUPPORTED_MIME_TYPES = [
-  'image/jpeg',
-  'image/png',
-  'image/gif',
-  'image/heic',
-  'image/heif',
-  'image/webp',
-  'image/avif',
-  'video/webm',
-  'video/mp4',
-  'video/quicktime',
-  'video/ogg',
-  'audio/wave',
-  'audio/wav',
-  'audio/x-wav',
-  'audio/x-pn-wave',
-  'audio/vnd.wave',
-  'audio/ogg',
-  'audio/vorbis',
-  'audio/mpeg',
-  'audio/mp3',
-  'audio/webm',
-  'audio/flac',
-  'audio/aac',
-  'audio/m4a',
-  'audio/x-m4a',
-  'audio/mp4',
-  'audio/3gpp',
-  'video/x-ms-asf',
-];
 
 // ISO 639-1: two lowercase letters.
 const languageList = envList(['en']).pipe(
@@ -142,17 +121,12 @@ const schema = z
     MAX_POLL_OPTION_CHARACTERS: envInt(50, { min: 1, max: 10_000 }),
     MEDIA_IMAGE_SIZE_LIMIT: envInt(16 * 1024 * 1024, { min: 1 }),
     MEDIA_VIDEO_SIZE_LIMIT: envInt(99 * 1024 * 1024, { min: 1 }),
+    MEDIA_DIR: z.string().optional(),
+    // A path, or "none" to turn video and gifv off.
+    FFMPEG_PATH: z.string().min(1).optional(),
     OAUTH_PASSWORD_GRANT: envBoolean(true),
     // Comma-separated; empty by default (Mastodon safelists loopback, but then tests would see no limit).
-    RATE_LIMIT_SAFELIST: z
-      .string()
-      .default('')
-      .transform((value) =>
-        value
-          .split(',')
-          .map((entry) => entry.trim())
-          .filter((entry) => entry.length > 0),
-      ),
+    RATE_LIMIT_SAFELIST: envList([]),
     MAX_SESSION_ACTIVATIONS: envInt(10, { min: 1, max: 1000 }),
     SECRET_KEY_BASE: z
       .string()
@@ -208,7 +182,8 @@ const schema = z
           charactersReservedPerUrl: 23,
         },
         mediaAttachments: {
-          supportedMimeTypes: SUPPORTED_MIME_TYPES,
+          // What the media pipeline accepts (sniffed from the bytes).
+          supportedMimeTypes: [...SUPPORTED_MIME_TYPES],
           imageSizeLimit: env.MEDIA_IMAGE_SIZE_LIMIT,
           imageMatrixLimit: 33_177_600,
           videoSizeLimit: env.MEDIA_VIDEO_SIZE_LIMIT,
@@ -226,6 +201,16 @@ const schema = z
       rateLimits: { safelist: env.RATE_LIMIT_SAFELIST },
       oauth: { passwordGrant: env.OAUTH_PASSWORD_GRANT },
       sessions: { maxActivations: env.MAX_SESSION_ACTIVATIONS },
+      media: {
+        dir: resolve(env.MEDIA_DIR ?? join(base.dataDir, 'media', 'microblog')),
+        incomingDir: join(base.dataDir, 'media', 'microblog-incoming'),
+        limits: {
+          ...MASTODON_MEDIA_LIMITS,
+          imageBytes: env.MEDIA_IMAGE_SIZE_LIMIT,
+          videoBytes: env.MEDIA_VIDEO_SIZE_LIMIT,
+        },
+        ffmpegPath: env.FFMPEG_PATH === 'none' ? null : env.FFMPEG_PATH,
+      },
       secrets: { keyBase: env.SECRET_KEY_BASE },
     };
   });

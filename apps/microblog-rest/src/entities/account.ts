@@ -6,6 +6,15 @@ import type { AccountView, CredentialView } from '../modules/accounts/account.se
 export const MISSING_AVATAR_PATH = '/avatars/original/missing.png';
 export const MISSING_HEADER_PATH = '/headers/original/missing.png';
 
+/** Local copies of a remote account's images (remote-media module); null or absent: none yet. */
+export interface CachedAccountImages {
+  avatar: string | null;
+  header: string | null;
+}
+
+/** What the serializer reads: the account, and for a remote one the local copies of its images. */
+export type SerializableAccount = AccountView & { images?: CachedAccountImages };
+
 export interface AccountFieldJson {
   name: string;
   /** HTML. */
@@ -85,10 +94,12 @@ const ROLES: Record<Role, CredentialRoleJson> = {
 };
 
 /** The public JSON of an account; `publicUrl` makes the default image URLs absolute. */
-export function serializeAccount(view: AccountView, publicUrl: string): AccountJson {
+export function serializeAccount(view: SerializableAccount, publicUrl: string): AccountJson {
   const { actor, role } = view;
-  const avatar = actor.avatarUrl ?? `${publicUrl}${MISSING_AVATAR_PATH}`;
-  const header = actor.headerUrl ?? `${publicUrl}${MISSING_HEADER_PATH}`;
+  // A remote image is shown only as our copy of it (as Mastodon): remote URLs never reach clients.
+  const images = actor.local ? { avatar: actor.avatarUrl, header: actor.headerUrl } : view.images;
+  const avatar = images?.avatar ?? `${publicUrl}${MISSING_AVATAR_PATH}`;
+  const header = images?.header ?? `${publicUrl}${MISSING_HEADER_PATH}`;
   const highlighted = role === null ? undefined : ROLES[role];
   const json: AccountJson = {
     id: actor.id,

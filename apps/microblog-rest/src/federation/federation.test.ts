@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { DELIVERY_JOB, INBOX_JOB } from '@agora/federation';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DELIVERY_JOB, INBOX_JOB, PUSH_VERIFY_JOB } from '@agora/federation';
 import { FakeRemote } from '@agora/federation/testing';
 import { startTestServer, type TestServer } from '../testing/server.js';
 
@@ -84,5 +86,36 @@ describe('federation (microblog)', () => {
     const answer = await remote.send(eve, `${server.url}/inbox`, follow, 'wrong-key');
     expect(answer.status).to.equal(401);
     expect((JSON.parse(answer.body) as { error: string }).error).to.be.a('string').and.not.empty;
+  });
+
+  it('runs the early API PuSH hub: refuses foreign topics, verifies the subscriber intent', async () => {
+    const challenges: string[] = [];
+    const callback = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const challenge = url.searchParams.get('hub.challenge') ?? '';
+      challenges.push(challenge);
+      res.end(challenge);
+    });
+    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+    const callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
+    try {
+      const form = (topic: string) =>
+        new URLSearchParams({ 'hub.mode': 'subscribe', 'hub.topic': topic, 'hub.callback': callbackUrl });
+      const foreign = await fetch(`${server.url}/api/push`, {
+        method: 'POST',
+        body: form('https://elsewhere.example/x.atom'),
+      });
+      expect(foreign.status).to.equal(422);
+      expect(await foreign.text()).to.contain('Invalid topic URL');
+      const topic = `${server.url}/users/alice.atom`;
+      const accepted = await fetch(`${server.url}/api/push`, { method: 'POST', body: form(topic) });
+      expect(accepted.status).to.equal(202);
+      await server.ctx.queue.drain([PUSH_VERIFY_JOB]);
+      expect(challenges).to.have.lengthOf(1);
+      const subscriptions = await server.ctx.pushHub.subscriptions(topic);
+      expect(subscriptions.map((subscription) => subscription.callbackUrl)).to.deep.equal([callbackUrl]);
+    } finally {
+      callback.close();
+    }
   });
 });

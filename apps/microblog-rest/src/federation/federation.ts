@@ -1,5 +1,5 @@
 import type { ServiceInfrastructure } from '@agora/db';
-import { Federation, type ActorStore } from '@agora/federation';
+import { Federation, PushHub, type ActorStore } from '@agora/federation';
 import type { MicroblogConfig } from '../config/config.js';
 import { AGORA_VERSION } from '../version.js';
 
@@ -35,5 +35,32 @@ export function microblogFederation(
     webfinger: {
       subscribeTemplate: `${publicUrl}/authorize_interaction?uri={uri}`,
     },
+  });
+}
+
+/**
+ * The PubSubHubbub 0.4 hub of the early API (`POST /api/push`): topics are the local accounts' Atom
+ * feeds, `/users/:name.atom`.
+ */
+export function microblogPushHub(
+  config: MicroblogConfig,
+  infrastructure: Pick<ServiceInfrastructure, 'sequelize' | 'queue' | 'logger'>,
+  actors: ActorStore,
+  federation: Federation,
+): PushHub {
+  const publicUrl = config.http.publicUrl;
+  const feedPrefix = `${publicUrl}/users/`;
+  return new PushHub({
+    ...infrastructure,
+    fetch: federation.fetch,
+    hubUrl: `${publicUrl}/api/push`,
+    isLocalTopic: async (url) => {
+      if (!url.startsWith(feedPrefix) || !url.endsWith('.atom')) return false;
+      const name = decodeURIComponent(url.slice(feedPrefix.length, -'.atom'.length));
+      if (name.includes('/')) return false;
+      const actor = await actors.findByUsername(name, null);
+      return actor !== null && !actor.suspended;
+    },
+    isBlockedHost: (host) => federation.domainBlocks.isSuspended(host),
   });
 }

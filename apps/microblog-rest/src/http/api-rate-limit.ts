@@ -8,7 +8,7 @@ import {
   type RateLimitCheck,
   type RateLimiter,
 } from '@agora/auth';
-import { bearerToken } from '../oauth/bearer.js';
+import { lookupBearer } from '../oauth/bearer.js';
 import type { BearerAuth, OAuthService } from '../oauth/oauth.service.js';
 
 export interface ApiRateLimitOptions {
@@ -27,13 +27,11 @@ export function apiRateLimit(
   options: ApiRateLimitOptions = {},
 ): RequestHandler[] {
   const callers = new WeakMap<Request, BearerAuth>();
-  const identify: RequestHandler = async (req, _res, next) => {
-    const token = bearerToken(req);
-    if (token !== undefined) {
-      // A lookup failure counts the request by IP; the route's own guard reports the failure.
-      const auth = await oauth.authenticateBearer(token).catch(() => null);
-      if (auth) callers.set(req, auth);
-    }
+  // The lookup is the one the route's guard reuses (lookupBearer): one per request.
+  const identify: RequestHandler = async (req, res, next) => {
+    // A lookup failure counts the request by IP; the route's own guard reports the failure.
+    const auth = await lookupBearer(req, res, oauth).catch(() => null);
+    if (auth) callers.set(req, auth);
     next();
   };
   const limit = rateLimit(

@@ -21,6 +21,24 @@ export function bearerToken(req: Request): string | undefined {
   return typeof query === 'string' && query !== '' ? query : undefined;
 }
 
+const LOOKUP = Symbol('agora.bearerLookup');
+const NO_TOKEN: Promise<BearerAuth | null> = Promise.resolve(null);
+
+/**
+ * The request's bearer lookup, made once and kept on `res.locals`: the `/api` rate limiter (which
+ * counts by token) and the route's guard share it, so a request costs one lookup, not two.
+ */
+export function lookupBearer(req: Request, res: Response, oauth: OAuthService): Promise<BearerAuth | null> {
+  const locals = res.locals as Record<symbol, Promise<BearerAuth | null> | undefined>;
+  let lookup = locals[LOOKUP];
+  if (lookup === undefined) {
+    const token = bearerToken(req);
+    lookup = token === undefined ? NO_TOKEN : oauth.authenticateBearer(token);
+    locals[LOOKUP] = lookup;
+  }
+  return lookup;
+}
+
 /** The caller resolved by a preceding `requireToken`/`requireScopes` on this route. */
 export function authOf(res: Response): BearerAuth {
   const auth = (res.locals as { auth?: BearerAuth }).auth;
@@ -42,8 +60,7 @@ export function bearerGuards(oauth: OAuthService): BearerGuards {
   const guard =
     (scopes: readonly Scope[], needUser: boolean): RequestHandler =>
     async (req, res, next) => {
-      const token = bearerToken(req);
-      const auth = token === undefined ? null : await oauth.authenticateBearer(token);
+      const auth = await lookupBearer(req, res, oauth);
       if (!auth) throw new Unauthenticated(BEARER_ERRORS.invalid);
       if (scopes.length > 0 && !scopesAllow(auth.scopes, scopes)) throw new Forbidden(BEARER_ERRORS.scopes);
       if (needUser && auth.userId === null) throw new BadInput(BEARER_ERRORS.userRequired);

@@ -21,6 +21,13 @@ export const DEFAULT_SCOPES: Scope[] = ['read'];
 export const AUTHORIZATION_CODE_TTL_MS = 10 * 60 * 1000;
 // Writing last_used_at on every request would turn each authenticated read into a write.
 const LAST_USED_GRANULARITY_MS = 60 * 1000;
+/**
+ * How long a live token's lookup is reused. Revoking through this process takes effect at once (the
+ * entry is dropped); a revocation made by another process, or a token row deleted with its user or
+ * app, takes effect here within this bound.
+ */
+export const BEARER_CACHE_TTL_MS = 500;
+const BEARER_CACHE_MAX_ENTRIES = 10_000;
 
 export interface OAuthApplication {
   id: string;
@@ -88,6 +95,8 @@ export interface OAuthServiceDeps {
   passwordGrant: boolean;
   /** Needed by the password grant; without it that grant is unsupported. */
   passwords?: PasswordVerifier;
+  /** Milliseconds on a monotonic clock, for the bearer cache's lifetime; tests move it instead of sleeping. */
+  monotonicNow?: () => number;
 }
 
 const MAX_NAME_LENGTH = 60;
@@ -103,8 +112,15 @@ export class OAuthService {
   private readonly applications: OAuthApplicationModel;
   private readonly tokens: OAuthAccessTokenModel;
   private readonly codes: OAuthAuthorizationCodeModel;
+  /** Live-token lookups by token hash, for BEARER_CACHE_TTL_MS; concurrent requests share one query. */
+  private readonly bearers: BearerCache;
 
   constructor(private readonly deps: OAuthServiceDeps) {
+    this.bearers = new BearerCache(
+      BEARER_CACHE_TTL_MS,
+      BEARER_CACHE_MAX_ENTRIES,
+      deps.monotonicNow ?? (() => performance.now()),
+    );
     this.applications = defineOAuthApplicationModel(deps.sequelize);
     this.tokens = defineOAuthAccessTokenModel(deps.sequelize);
     this.codes = defineOAuthAuthorizationCodeModel(deps.sequelize);
@@ -262,18 +278,29 @@ export class OAuthService {
     const application = await this.authenticateClient(credentials);
     if (!token) throw new OAuthError('invalid_request', 'Missing required parameter: token.');
     if (!TOKEN_SHAPE.test(token)) return;
-    const row = await this.tokens.findOne({ where: { tokenHash: sha256Hex(token) } });
+    const tokenHash = sha256Hex(token);
+    const row = await this.tokens.findOne({ where: { tokenHash } });
     if (!row) return;
     if (row.applicationId !== application.id) {
       throw new OAuthError('unauthorized_client', 'You are not authorized to revoke this token.');
     }
     if (row.revokedAt === null) await row.update({ revokedAt: new Date() });
+    // After the update: any lookup started before it is dropped, any started after it reads the revocation.
+    this.bearers.delete(tokenHash);
   }
 
-  /** The caller behind a bearer token, or null when it is unknown or revoked: one indexed lookup. */
-  async authenticateBearer(token: string): Promise<BearerAuth | null> {
-    if (!TOKEN_SHAPE.test(token)) return null;
-    const row = await this.bearerRow(sha256Hex(token));
+  /**
+   * The caller behind a bearer token, or null when it is unknown or revoked: one indexed lookup,
+   * reused for BEARER_CACHE_TTL_MS while the token is live (unknown tokens are never remembered).
+   */
+  authenticateBearer(token: string): Promise<BearerAuth | null> {
+    if (!TOKEN_SHAPE.test(token)) return Promise.resolve(null);
+    const tokenHash = sha256Hex(token);
+    return this.bearers.get(tokenHash) ?? this.bearers.set(tokenHash, this.lookupBearer(tokenHash));
+  }
+
+  private async lookupBearer(tokenHash: string): Promise<BearerAuth | null> {
+    const row = await this.bearerRow(tokenHash);
     if (!row) return null;
     if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() > LAST_USED_GRANULARITY_MS) {
       await this.deps.sequelize.query(
@@ -282,7 +309,8 @@ export class OAuthService {
         { bind: [row.token_id] },
       );
     }
-    return {
+    // Shared by every request within the cache lifetime: frozen, so no route can change another's view.
+    return deepFreeze({
       tokenId: String(row.token_id),
       userId: row.user_id === null ? null : String(row.user_id),
       scopes: parseScopes(row.token_scopes).scopes,
@@ -296,7 +324,7 @@ export class OAuthService {
         superapp: row.superapp,
         createdAt: row.created_at,
       },
-    };
+    });
   }
 
   /**
@@ -451,6 +479,61 @@ interface BearerRow {
   client_id: string;
   superapp: boolean;
   created_at: Date;
+}
+
+/**
+ * Pending or settled lookups of live tokens, each kept `ttlMs` from its start. A lookup that fails or
+ * finds no live token is forgotten as soon as it settles, so only a positive answer is ever reused.
+ */
+class BearerCache {
+  private readonly entries = new Map<string, { lookup: Promise<BearerAuth | null>; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries: number,
+    private readonly now: () => number,
+  ) {}
+
+  get(key: string): Promise<BearerAuth | null> | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.until > this.now()) return entry.lookup;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, lookup: Promise<BearerAuth | null>): Promise<BearerAuth | null> {
+    if (this.entries.size >= this.maxEntries) this.evict();
+    const entry = { lookup, until: this.now() + this.ttlMs };
+    this.entries.set(key, entry);
+    const forget = () => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    };
+    lookup.then((auth) => auth ?? forget(), forget);
+    return lookup;
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Drops expired entries, and the oldest half if that was not enough (a flood of distinct tokens). */
+  private evict(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) if (entry.until <= now) this.entries.delete(key);
+    let excess = this.entries.size - Math.floor(this.maxEntries / 2);
+    for (const key of this.entries.keys()) {
+      if (excess-- <= 0) break;
+      this.entries.delete(key);
+    }
+  }
+}
+
+function deepFreeze<T extends object>(value: T): Readonly<T> {
+  for (const child of Object.values(value)) {
+    if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) deepFreeze(child as object);
+  }
+  return Object.freeze(value);
 }
 
 function toApplication(row: OAuthApplicationRow): OAuthApplication {

@@ -1,6 +1,7 @@
 import { Router, type ErrorRequestHandler } from 'express';
 import type { RateLimiter } from '@agora/auth';
 import { BadInput } from '@agora/core';
+import type { MediaLimits } from '@agora/media';
 import { serializeAccount, serializeCredentialAccount } from '../../entities/account.js';
 import { serializeToken } from '../../entities/token.js';
 import { signUpRateLimit, type ApiRateLimitOptions } from '../../http/api-rate-limit.js';
@@ -8,6 +9,7 @@ import { methodNotAllowed, type ErrorJson } from '../../http/errors.js';
 import { credentialsPatch, registrationInput } from '../../modules/accounts/account-params.js';
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import { validationCode } from '../../modules/accounts/account-validation.js';
+import { profileImagesParser, uploadsOf } from '../../modules/media/index.js';
 import { authOf, type BearerGuards } from '../../oauth/bearer.js';
 import { multipartFields } from '../../oauth/multipart-fields.js';
 
@@ -18,6 +20,8 @@ export interface AccountsRouterDeps {
   publicUrl: string;
   bodyLimitBytes: number;
   rateLimit?: ApiRateLimitOptions;
+  /** Limits of avatar/header uploads and where they are written while the request runs. */
+  uploads: { limits: MediaLimits; dir: string };
 }
 
 type Body = Record<string, unknown>;
@@ -55,10 +59,20 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
 
   router
     .route('/api/v1/accounts/update_credentials')
-    .patch(...body, guards.requireUser('write:accounts'), async (req, res) => {
-      const view = await accounts.updateCredentials(userOf(res), credentialsPatch((req.body ?? {}) as Body));
-      res.json(serializeCredentialAccount(view, publicUrl));
-    })
+    .patch(
+      guards.requireUser('write:accounts'),
+      profileImagesParser(deps.uploads.limits, deps.uploads.dir),
+      async (req, res) => {
+        const { avatar, header } = uploadsOf(res);
+        const patch = {
+          ...credentialsPatch((req.body ?? {}) as Body),
+          ...(avatar ? { avatar } : {}),
+          ...(header ? { header } : {}),
+        };
+        const view = await accounts.updateCredentials(userOf(res), patch);
+        res.json(serializeCredentialAccount(view, publicUrl));
+      },
+    )
     .all(methodNotAllowed(['PATCH']));
 
   router

@@ -2,6 +2,7 @@ import {
   generateToken,
   hashPassword,
   hashToken,
+  isUserId,
   isValidEmail,
   normalizeEmail,
   toUser,
@@ -11,10 +12,19 @@ import {
   type UserStore,
 } from '@agora/auth';
 import { Conflict, Forbidden, Internal, isAppError, NotFound, type Mailer } from '@agora/core';
-import type { Actor, ActorStore, ActorType } from '@agora/federation';
+import {
+  ACTOR_SELECT_LIST,
+  toActor,
+  type Actor,
+  type ActorRow,
+  type ActorStore,
+  type ActorType,
+} from '@agora/federation';
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { MicroblogLimits } from '../../config/config.js';
+import type { SerializableAccount } from '../../entities/account.js';
 import type { InstanceService } from '../instance/instance.service.js';
+import type { UploadedFile } from '../media/multipart-upload.js';
 import {
   defaultAccountSettings,
   defineAccountSettingsModel,
@@ -83,6 +93,17 @@ export interface CredentialsPatch {
   privacy?: string;
   sensitive?: boolean;
   language?: string | null;
+  /** Uploaded images (multipart `avatar` / `header`). */
+  avatar?: UploadedFile;
+  header?: UploadedFile;
+}
+
+/** Where avatars and headers are stored (the media module's ProfileImages). */
+export interface ProfileImageStore {
+  /** Stores an upload; returns its public URL. Errors: BadInput "Validation failed: …". */
+  store(kind: 'avatar' | 'header', upload: UploadedFile): Promise<string>;
+  /** Removes a stored image by its URL; URLs it did not hand out are ignored. */
+  discard(url: string | null): Promise<void>;
 }
 
 /** An account as the public sees it: its actor, and for a local one its owner's role and choices. */
@@ -110,6 +131,15 @@ export interface AccountServiceDeps {
   limits: MicroblogLimits['accounts'];
   publicUrl: string;
   instanceTitle: string;
+  /** Without it, uploaded avatars and headers are ignored. */
+  images?: ProfileImageStore;
+  /** The local copies of remote accounts' avatars and headers (without it they show as missing). */
+  remoteImages?: RemoteAccountImages;
+}
+
+/** Adds the cached copies of a remote account's images to its view. */
+export interface RemoteAccountImages {
+  withImages<V extends AccountView>(view: V): Promise<V & SerializableAccount>;
 }
 
 /** Local accounts: sign-up through the API, e-mail confirmation, the owner's profile, lookups. */
@@ -226,11 +256,50 @@ export class AccountService {
     return user;
   }
 
+  /** The account of a signed-in user whose login is usable. Errors: Forbidden, NotFound. */
+  async activeAccount(userId: string): Promise<Actor> {
+    const user = await this.functionalUser(userId);
+    return this.ownActor(user.id);
+  }
+
   /** GET verify_credentials. Errors: Forbidden (login unusable), NotFound (user without account). */
   async credentials(userId: string): Promise<CredentialView> {
-    const user = await this.functionalUser(userId);
-    const actor = await this.ownActor(user.id);
-    return this.credentialView(actor, user.role);
+    // Read on every client start: user, account, settings and pending requests in ONE prepared query.
+    const row = isUserId(userId) ? await this.credentialRow(userId) : null;
+    if (!row || row.disabled) throw new Forbidden(LOGIN_REFUSALS.disabled);
+    if (!row.confirmed) throw new Forbidden(LOGIN_REFUSALS.unconfirmed);
+    if (row.id === null) throw new NotFound(RECORD_NOT_FOUND);
+    const actor = toActor(row as ActorRow);
+    const settings: AccountSettingsRow = row.hasSettings
+      ? {
+          actorId: actor.id,
+          privacy: row.privacy!,
+          sensitive: row.sensitive!,
+          language: row.language,
+          noteSource: row.noteSource!,
+          fieldsSource: row.fieldsSource!,
+          hideCollections: row.hideCollections!,
+          updatedAt: row.settingsUpdatedAt!,
+        }
+      : defaultAccountSettings(actor.id);
+    return {
+      actor,
+      role: row.role,
+      settings,
+      hideCollections: settings.hideCollections,
+      followRequestsCount: row.followRequestsCount,
+    };
+  }
+
+  private async credentialRow(userId: string): Promise<CredentialRow | null> {
+    const manager = this.deps.sequelize.connectionManager;
+    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
+    try {
+      const { rows } = await connection.query<CredentialRow>({ ...CREDENTIALS_STATEMENT, values: [userId] });
+      return rows[0] ?? null;
+    } finally {
+      manager.releaseConnection(connection);
+    }
   }
 
   /** PATCH update_credentials. Errors: as `credentials`, BadInput "Validation failed: …". */
@@ -238,23 +307,48 @@ export class AccountService {
     const user = await this.functionalUser(userId);
     const actor = await this.ownActor(user.id);
     const changes = this.validatePatch(patch);
-    await this.deps.sequelize.transaction(async (transaction) => {
-      await this.deps.actors.update(actor.id, changes.actor, { transaction });
-      if (changes.type && changes.type !== actor.type) {
-        await this.deps.actors.model.update(
-          { type: changes.type, updatedAt: new Date() },
-          { where: { id: actor.id }, transaction },
-        );
-      }
-      if (Object.keys(changes.settings).length > 0) {
-        await this.settingsModel.upsert(
-          { ...(await this.settingsOf(actor.id, transaction)), ...changes.settings, updatedAt: new Date() },
-          { transaction },
-        );
-      }
-    });
+    // Images are stored before the transaction (slow work, no locks held) and dropped if it fails.
+    const images = await this.storeImages(patch);
+    try {
+      await this.deps.sequelize.transaction(async (transaction) => {
+        await this.deps.actors.update(actor.id, { ...changes.actor, ...images }, { transaction });
+        if (changes.type && changes.type !== actor.type) {
+          await this.deps.actors.model.update(
+            { type: changes.type, updatedAt: new Date() },
+            { where: { id: actor.id }, transaction },
+          );
+        }
+        if (Object.keys(changes.settings).length > 0) {
+          await this.settingsModel.upsert(
+            { ...(await this.settingsOf(actor.id, transaction)), ...changes.settings, updatedAt: new Date() },
+            { transaction },
+          );
+        }
+      });
+    } catch (error) {
+      await Promise.all(Object.values(images).map((url) => this.deps.images?.discard(url)));
+      throw error;
+    }
+    // The replaced images are no longer referenced.
+    if (images.avatarUrl) await this.deps.images?.discard(actor.avatarUrl);
+    if (images.headerUrl) await this.deps.images?.discard(actor.headerUrl);
     // Federating the profile Update comes with the federation module's outbox.
     return this.credentialView(await this.ownActor(user.id), user.role);
+  }
+
+  /** Stores the uploaded avatar and header; a failure drops what was already stored. */
+  private async storeImages(patch: CredentialsPatch): Promise<{ avatarUrl?: string; headerUrl?: string }> {
+    const { images } = this.deps;
+    const stored: { avatarUrl?: string; headerUrl?: string } = {};
+    if (!images) return stored;
+    try {
+      if (patch.avatar) stored.avatarUrl = await images.store('avatar', patch.avatar);
+      if (patch.header) stored.headerUrl = await images.store('header', patch.header);
+    } catch (error) {
+      if (stored.avatarUrl) await images.discard(stored.avatarUrl);
+      throw error;
+    }
+    return stored;
   }
 
   /** GET /api/v1/accounts/:id. Errors: NotFound "Record not found". */
@@ -283,7 +377,10 @@ export class AccountService {
   }
 
   private async view(actor: Actor): Promise<AccountView> {
-    if (!actor.local) return { actor, role: null, hideCollections: null };
+    if (!actor.local) {
+      const view: AccountView = { actor, role: null, hideCollections: null };
+      return this.deps.remoteImages ? this.deps.remoteImages.withImages(view) : view;
+    }
     const [user, settings] = await Promise.all([
       actor.userId === null ? null : this.deps.users.findById(actor.userId),
       this.settingsOf(actor.id),
@@ -292,7 +389,7 @@ export class AccountService {
   }
 
   private async ownActor(userId: string): Promise<Actor> {
-    const [actor] = await this.deps.actors.listByUser(userId, ACCOUNT_TYPES);
+    const actor = await this.deps.actors.findFirstByUser(userId, ACCOUNT_TYPES);
     // Users made before accounts existed (or by tools that create no account) have none.
     if (!actor) throw new NotFound(RECORD_NOT_FOUND);
     return actor;
@@ -463,6 +560,46 @@ export class AccountService {
 
 /** Mastodon accounts are Persons, or Services for bots. */
 const ACCOUNT_TYPES: ActorType[] = ['Person', 'Service'];
+
+/** The part of a `pg` client the prepared lookup uses (Sequelize's pool hands out `pg` clients). */
+interface PgConnection {
+  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
+
+/** One row of CREDENTIALS_STATEMENT: the actor's columns are null when the user has no account. */
+type CredentialRow = { [K in keyof ActorRow]: ActorRow[K] | null } & {
+  role: Role;
+  disabled: boolean;
+  confirmed: boolean;
+  hasSettings: boolean;
+  privacy: AccountSettingsRow['privacy'] | null;
+  sensitive: boolean | null;
+  language: string | null;
+  noteSource: string | null;
+  fieldsSource: AccountSettingsRow['fieldsSource'] | null;
+  hideCollections: boolean | null;
+  settingsUpdatedAt: Date | null;
+  followRequestsCount: number;
+};
+
+// Named, so PostgreSQL parses and plans it once per connection.
+const CREDENTIALS_STATEMENT = {
+  name: 'microblog_credentials_by_user',
+  text: `SELECT u.role, u.disabled, u.confirmed_at IS NOT NULL AS confirmed, ${ACTOR_SELECT_LIST},
+                s.actor_id IS NOT NULL AS "hasSettings", s.privacy, s.sensitive, s.language,
+                s.note_source AS "noteSource", s.fields_source AS "fieldsSource",
+                s.hide_collections AS "hideCollections", s.updated_at AS "settingsUpdatedAt",
+                (SELECT count(*) FROM follows f WHERE f.target_actor_id = a.id AND f.accepted_at IS NULL)::int
+                  AS "followRequestsCount"
+           FROM users u
+           LEFT JOIN LATERAL (
+             SELECT * FROM actors x
+              WHERE x.user_id = u.id AND x.domain IS NULL AND x.type IN ('Person', 'Service')
+              ORDER BY x.id LIMIT 1
+           ) a ON true
+           LEFT JOIN account_settings s ON s.actor_id = a.id
+          WHERE u.id = $1`,
+};
 
 /** A BCP 47 tag in canonical case ("pt-BR"), 'en' when absent, null when it is not one. */
 function canonicalLocale(locale: string | undefined): string | null {

@@ -1,0 +1,86 @@
+import { Router, type Response } from 'express';
+import type { RateLimiter } from '@agora/auth';
+import { BadInput } from '@agora/core';
+import type { MediaLimits } from '@agora/media';
+import { serializeMediaAttachment } from '../../entities/media-attachment.js';
+import type { ApiRateLimitOptions } from '../../http/api-rate-limit.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import type { AccountService } from '../../modules/accounts/account.service.js';
+import {
+  mediaPatchParams,
+  mediaUploadParams,
+  mediaUploadParser,
+  mediaUploadRateLimit,
+  PROCESSING_FAILED,
+  type MediaAttachmentService,
+} from '../../modules/media/index.js';
+import { authOf, type BearerGuards } from '../../oauth/bearer.js';
+
+export interface MediaRouterDeps {
+  media: MediaAttachmentService;
+  accounts: AccountService;
+  guards: BearerGuards;
+  limiter: RateLimiter;
+  limits: MediaLimits;
+  /** Where uploads are written while the request runs. */
+  incomingDir: string;
+  rateLimit?: ApiRateLimitOptions;
+}
+
+/**
+ * Mastodon's /api/v1/media: a synchronous upload (200 once stored), and the owner's unattached
+ * uploads by id: GET (206 while processing), PUT (description, focus, thumbnail), DELETE.
+ */
+export function mediaV1Router(deps: MediaRouterDeps): Router {
+  const { media, accounts, guards } = deps;
+  const router = Router();
+  const upload = [
+    mediaUploadRateLimit(deps.limiter, deps.rateLimit),
+    mediaUploadParser(deps.limits, deps.incomingDir),
+  ];
+  const urlOf = (key: string) => media.urlOf(key);
+
+  router
+    .route('/api/v1/media')
+    .post(guards.requireUser('write:media'), ...upload, async (req, res) => {
+      const account = await accounts.activeAccount(userOf(res));
+      const created = await media.create(account.id, mediaUploadParams(req), { background: false });
+      res.json(serializeMediaAttachment(created, urlOf));
+    })
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/api/v1/media/:id')
+    .get(guards.requireUser('write:media', 'read'), async (req, res) => {
+      const account = await accounts.activeAccount(userOf(res));
+      const found = await media.findOwn(account.id, req.params.id);
+      if (found.processing === 'failed') throw new BadInput(PROCESSING_FAILED);
+      res.status(found.processing === 'complete' ? 200 : 206).json(serializeMediaAttachment(found, urlOf));
+    })
+    .put(
+      guards.requireUser('write:media'),
+      mediaUploadParser(deps.limits, deps.incomingDir),
+      async (req, res) => {
+        const account = await accounts.activeAccount(userOf(res));
+        const updated = await media.update(account.id, req.params.id, mediaPatchParams(req));
+        res
+          .status(updated.processing === 'complete' ? 200 : 206)
+          .json(serializeMediaAttachment(updated, urlOf));
+      },
+    )
+    .delete(guards.requireUser('write:media'), async (req, res) => {
+      const account = await accounts.activeAccount(userOf(res));
+      await media.remove(account.id, req.params.id);
+      res.json({});
+    })
+    .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
+
+  return router;
+}
+
+export function userOf(res: Response): string {
+  const { userId } = authOf(res);
+  // requireUser() let the request through, so the token has a user.
+  if (userId === null) throw new Error('media: user route without a user token');
+  return userId;
+}

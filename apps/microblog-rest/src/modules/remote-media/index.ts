@@ -1,0 +1,1 @@
+export { RemoteMedia } from './remote-media.js';
