@@ -65,6 +65,7 @@ describe('bench scenarios', () => {
       'microblog-instance',
       'events-logged-user',
       'microblog-verify-app',
+      'microblog-verify-account',
       'events-login',
       'microblog-token-password',
     ]);

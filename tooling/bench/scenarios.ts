@@ -6,6 +6,7 @@ import {
   eventsAccessToken,
   eventsLoginBody,
   microblogAppToken,
+  microblogUserToken,
   passwordGrantBody,
   registerMicroblogApp,
   type SeedContext,
@@ -254,6 +255,19 @@ export const SCENARIOS: readonly Scenario[] = [
       return { headers: { authorization: `Bearer ${token}` } };
     },
     check: expectJsonField('name', 'string'),
+  },
+  {
+    id: 'microblog-verify-account',
+    name: 'microblog accounts verify_credentials',
+    service: 'microblog',
+    request: { method: 'GET', path: '/api/v1/accounts/verify_credentials' },
+    baseline: 'pg',
+    targetRatio: 0.5,
+    async seed({ baseUrl, databaseUrl }) {
+      const token = await microblogUserToken(baseUrl, databaseUrl);
+      return { headers: { authorization: `Bearer ${token}` } };
+    },
+    check: expectJsonField('username', 'string'),
   },
   {
     id: 'events-login',

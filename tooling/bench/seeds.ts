@@ -87,12 +87,12 @@ export interface MicroblogApp {
   clientSecret: string;
 }
 
-/** POST /api/v1/apps: an out-of-band app with the `read` scope. */
-export async function registerMicroblogApp(baseUrl: string): Promise<MicroblogApp> {
+/** POST /api/v1/apps: an out-of-band app with the `read` scope (and `write`, to sign users up). */
+export async function registerMicroblogApp(baseUrl: string, scopes = 'read'): Promise<MicroblogApp> {
   const result = await postJson(`${baseUrl}/api/v1/apps`, {
     client_name: 'agora bench',
     redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
-    scopes: 'read',
+    scopes,
   });
   return {
     clientId: requireString(pick(result, ['client_id']), 'client_id', result),
@@ -112,13 +112,48 @@ export function passwordGrantBody(app: MicroblogApp, user: SeededUser): string {
 }
 
 /** POST /oauth/token with client_credentials: an app token (no user, no hashing of a password). */
-export async function microblogAppToken(baseUrl: string, app: MicroblogApp): Promise<string> {
+export async function microblogAppToken(baseUrl: string, app: MicroblogApp, scope = 'read'): Promise<string> {
   const body = new URLSearchParams({
     grant_type: 'client_credentials',
     client_id: app.clientId,
     client_secret: app.clientSecret,
-    scope: 'read',
+    scope,
   }).toString();
   const result = await postJson(`${baseUrl}/oauth/token`, body, 'application/x-www-form-urlencoded');
   return requireString(pick(result, ['access_token']), 'access_token', result);
+}
+
+/**
+ * A user token with an account behind it: sign-up through POST /api/v1/accounts (user, account and
+ * token in one go), then the e-mail confirmation done in the database, since the mail stays on disk.
+ */
+export async function microblogUserToken(baseUrl: string, databaseUrl: string): Promise<string> {
+  const app = await registerMicroblogApp(baseUrl, 'read write');
+  const appToken = await microblogAppToken(baseUrl, app, 'read write');
+  const suffix = randomBytes(4).toString('hex');
+  const email = `bench-${suffix}@bench.example`;
+  const response = await fetch(`${baseUrl}/api/v1/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${appToken}` },
+    body: JSON.stringify({
+      username: `bench_${suffix}`,
+      email,
+      password: randomBytes(12).toString('base64url'),
+      agreement: true,
+      locale: 'en',
+    }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST /api/v1/accounts → ${response.status}: ${text.slice(0, 200)}`);
+  const result = JSON.parse(text) as unknown;
+  const token = requireString(pick(result, ['access_token']), 'access_token', result);
+  const sequelize = createSequelize({ url: databaseUrl, poolMax: 1 });
+  try {
+    await sequelize.query('UPDATE users SET confirmed_at = now() WHERE lower(email) = lower($1)', {
+      bind: [email],
+    });
+  } finally {
+    await sequelize.close();
+  }
+  return token;
 }
