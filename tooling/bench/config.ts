@@ -40,7 +40,8 @@ export const USAGE = `Usage: pnpm bench [--quick] [--duration <s>] [--rounds <n>
   --rounds <n>       split each target's time into n slices, taken in turns across targets
   --warmup <s>       warm-up seconds per target (not measured)
   --connections <n>  concurrent connections (default 10)
-  --only <names>     comma-separated scenario names or ids to run (baselines always run)
+  --only <names>     comma-separated scenario names or ids to run (baselines always run);
+                     "delivery" = the signed-delivery benchmark (part of a full run)
 
 Environment: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else an embedded PostgreSQL),
 BENCH_CONNECTIONS, BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP.`;

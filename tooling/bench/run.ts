@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runDeliveryBench, type DeliveryBenchResult } from '@agora/federation/bench';
 import autocannon from 'autocannon';
 import { ConfigError, createLogger, processEnv } from '@agora/core';
 import { loadBenchConfig, UsageError, USAGE, type BenchConfig } from './config.js';
@@ -433,9 +434,13 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  // `delivery` names the federation delivery benchmark (not an HTTP scenario): it runs in a full
+  // run and with --only delivery.
+  const httpOnly = config.only.filter((name) => name !== 'delivery');
+  const withDelivery = config.only.length === 0 || httpOnly.length < config.only.length;
   let scenarios: Scenario[];
   try {
-    scenarios = selectScenarios(SCENARIOS, config.only);
+    scenarios = config.only.length > 0 && httpOnly.length === 0 ? [] : selectScenarios(SCENARIOS, httpOnly);
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
     return 2;
@@ -490,6 +495,21 @@ async function main(): Promise<number> {
       console.log(`\n${result.name}: ${result.outcome}\n  ${result.problems.join('\n  ')}`);
     }
 
+    let delivery: DeliveryBenchResult | undefined;
+    if (withDelivery) {
+      console.log('\nsigned deliveries from one worker process to a loopback inbox:');
+      delivery = await runDeliveryBench({
+        databaseUrl: await postgres.createDatabase('delivery'),
+        quick: config.quick,
+        print: (line) => console.log(`  ${line}`),
+      });
+      const verdict = delivery.ratio >= 0.8 ? 'PASS' : 'BELOW';
+      console.log(
+        `target: deliveries ${delivery.delivered.toFixed(0)}/s ÷ signing ceiling ${delivery.ceiling.toFixed(0)}/s = ` +
+          `${delivery.ratio.toFixed(2)} (target ≥ 0.80) ${verdict}`,
+      );
+    }
+
     const broken = results.filter((r) => r.outcome === 'failed' || r.outcome === 'errors');
     const report = {
       version: 1,
@@ -512,6 +532,7 @@ async function main(): Promise<number> {
       },
       results,
       targets: targetLines,
+      ...(delivery ? { delivery } : {}),
     };
     const file = await writeResults(report, startedAt);
     console.log(`\nresults: ${relative(ROOT_DIR, file)}`);
