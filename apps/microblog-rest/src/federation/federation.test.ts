@@ -56,34 +56,27 @@ describe('federation (microblog)', () => {
 
   it('accepts a Follow from a remote instance and delivers a signed Accept to it', async () => {
     const bob = remote.addActor('bob');
-    const follow = {
-      id: `${bob.uri}/follows/1`,
-      type: 'Follow',
-      actor: bob.uri,
-      object: `${server.url}/users/alice`,
-    };
-    const answer = await remote.send(bob, `${server.url}/users/alice/inbox`, follow);
+    const { answer, activity } = await remote.follow(
+      bob,
+      `${server.url}/users/alice`,
+      `${server.url}/users/alice/inbox`,
+    );
     expect(answer.status).to.equal(202);
     await server.ctx.queue.drain([INBOX_JOB, DELIVERY_JOB]);
-    const followed = await server.ctx.actors.findByUsername('alice', null);
-    expect(followed?.followersCount, 'the follow is recorded').to.equal(1);
-    await remote.waitFor((received) => received.some((r) => r.body.type === 'Accept'));
-    const accept = remote.received.find((r) => r.body.type === 'Accept')!;
+    const accept = await remote.acceptOf(activity.id);
     expect(accept.verified, accept.reason).to.equal(true);
     expect(accept.body.actor).to.equal(`${server.url}/users/alice`);
-    const alice = await server.ctx.actors.findByUsername('alice', null);
-    expect(alice?.followersCount).to.equal(1);
+    expect((await server.ctx.actors.findByUsername('alice', null))?.followersCount).to.equal(1);
   });
 
   it('refuses a forged Follow with the reason', async () => {
     const eve = remote.addActor('eve');
-    const follow = {
-      id: `${eve.uri}/follows/1`,
-      type: 'Follow',
-      actor: eve.uri,
-      object: `${server.url}/users/alice`,
-    };
-    const answer = await remote.send(eve, `${server.url}/inbox`, follow, 'wrong-key');
+    const { answer } = await remote.follow(
+      eve,
+      `${server.url}/users/alice`,
+      `${server.url}/inbox`,
+      'wrong-key',
+    );
     expect(answer.status).to.equal(401);
     expect((JSON.parse(answer.body) as { error: string }).error).to.be.a('string').and.not.empty;
   });

@@ -47,6 +47,7 @@ export class FakeRemote {
   readonly received: ReceivedActivity[] = [];
   private readonly actors = new Map<string, FakeActor>();
   private waiters: Array<() => void> = [];
+  private sent = 0;
 
   private constructor(
     private readonly server: Server,
@@ -153,6 +154,37 @@ export class FakeRemote {
     }
     const payload = mode === 'tampered-body' ? body.replace(/}$/, ',"tampered":true}') : body;
     return post(inboxUrl, signed, payload);
+  }
+
+  /** Sends `from`'s Follow of `targetUri` to `inboxUrl`; returns the answer and the activity sent. */
+  async follow(
+    from: FakeActor,
+    targetUri: string,
+    inboxUrl: string,
+    mode: SigningMode = 'valid',
+  ): Promise<{
+    answer: SendResult;
+    activity: { id: string; type: 'Follow'; actor: string; object: string };
+  }> {
+    const activity = {
+      id: `${from.uri}/follows/${++this.sent}`,
+      type: 'Follow' as const,
+      actor: from.uri,
+      object: targetUri,
+    };
+    return { answer: await this.send(from, inboxUrl, activity, mode), activity };
+  }
+
+  /** Waits for the Accept answering the activity `activityId` (its `object` by id or inline). */
+  async acceptOf(activityId: string, timeoutMs?: number): Promise<ReceivedActivity> {
+    const answers = (received: ReceivedActivity) => {
+      const object = received.body.object as string | { id?: unknown } | undefined;
+      return (
+        received.body.type === 'Accept' && (typeof object === 'string' ? object : object?.id) === activityId
+      );
+    };
+    await this.waitFor((received) => received.some(answers), timeoutMs);
+    return this.received.find(answers)!;
   }
 
   /** Resolves once `predicate` holds for what was received (or rejects after `timeoutMs`). */
