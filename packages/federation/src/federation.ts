@@ -105,6 +105,8 @@ export class Federation {
       deliver: this.deliver,
       sanitize: sanitizeRemoteHtml,
       logger,
+      // Through the resolver, so its hooks (e.g. caching a new avatar) see inbox updates too.
+      storeRemoteActor: (input) => this.remoteActors.store(input),
     });
   }
 

@@ -1,7 +1,7 @@
 import type { Logger } from '@agora/core';
 import type { GuardedFetch } from '../fetch/index.js';
 import type { KeyResolver, ResolvedKey } from '../signatures/index.js';
-import type { ActorStore } from './actor.store.js';
+import type { ActorStore, RemoteActorInput } from './actor.store.js';
 import type { Actor } from './actor.types.js';
 import { parseActorDocument } from './remote-actor.parser.js';
 
@@ -87,7 +87,15 @@ export class RemoteActorResolver {
     if (!parsed.ok) throw new RemoteActorError(parsed.reason);
     // The document must describe the URI we asked for (no actor may speak for another id).
     if (parsed.actor.uri !== uri) throw new RemoteActorError('The document describes another actor');
-    const stored = await this.options.actors.upsertRemote(parsed.actor);
+    return this.store(parsed.actor);
+  }
+
+  /**
+   * Stores a remote actor's (already verified and parsed) document and tells the hooks: every way a
+   * remote profile enters — a fetch, or an Update in the inbox — goes through here.
+   */
+  async store(input: RemoteActorInput): Promise<Actor> {
+    const stored = await this.options.actors.upsertRemote(input);
     for (const hook of this.storedHooks) {
       await Promise.resolve()
         .then(() => hook(stored))

@@ -1,5 +1,5 @@
 import type { Logger } from '@agora/core';
-import type { ActorStore } from '../actors/actor.store.js';
+import type { ActorStore, RemoteActorInput } from '../actors/actor.store.js';
 import { ACTOR_TYPES, type Actor } from '../actors/actor.types.js';
 import type { FollowStore } from '../actors/follow.store.js';
 import { parseActorDocument } from '../actors/remote-actor.parser.js';
@@ -12,6 +12,8 @@ export interface GenericHandlerOptions {
   deliver: DeliverPort;
   sanitize: (html: string) => string;
   logger: Logger;
+  /** Stores a remote actor's updated profile (default: straight into the actor store). */
+  storeRemoteActor?: (input: RemoteActorInput) => Promise<Actor>;
   /** Told about each new follow of a local actor (notifications); optional. */
   onFollow?: (follow: { follower: Actor; target: Actor; accepted: boolean }) => Promise<void>;
 }
@@ -93,7 +95,7 @@ export function registerGenericHandlers(inbox: Inbox, options: GenericHandlerOpt
     const parsed = parseActorDocument(object, options.sanitize);
     if (!parsed.ok)
       return void logger.info({ reason: parsed.reason, actor: signer.uri }, 'ignored an actor update');
-    await actors.upsertRemote(parsed.actor);
+    await (options.storeRemoteActor ?? ((input) => actors.upsertRemote(input)))(parsed.actor);
   });
 
   inbox.on('Delete', async ({ activity, signer }) => {

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import sharp from 'sharp';
+import { INBOX_JOB } from '@agora/federation';
 import { FakeRemote } from '@agora/federation/testing';
 import { CACHE_REMOTE_MEDIA_JOB } from '@agora/media';
 import type { AccountJson } from '../../entities/account.js';
@@ -76,6 +77,27 @@ describe('remote media (microblog)', () => {
     await server.ctx.queue.drain([CACHE_REMOTE_MEDIA_JOB]);
     expect(images.hits.filter((hit) => hit === '/bob.png')).to.have.length(1);
     expect((await account(actor.id)).avatar).to.equal(json.avatar);
+  });
+
+  it('caches the new avatar of a profile Update received in the inbox', async () => {
+    const erin = remote.addActor('erin', {
+      extra: { icon: { type: 'Image', url: `${images.url}/erin.png` } },
+    });
+    const actor = await server.ctx.federation.remoteActors.resolve(erin.uri);
+    await server.ctx.queue.drain([CACHE_REMOTE_MEDIA_JOB]);
+    const before = (await account(actor.id)).avatar;
+    const update = {
+      id: `${erin.uri}#updates/1`,
+      type: 'Update',
+      actor: erin.uri,
+      object: { ...remote.document(erin), icon: { type: 'Image', url: `${images.url}/erin-new.png` } },
+    };
+    expect((await remote.send(erin, `${server.url}/inbox`, update)).status).to.equal(202);
+    await server.ctx.queue.drain([INBOX_JOB, CACHE_REMOTE_MEDIA_JOB]);
+    const after = (await account(actor.id)).avatar;
+    expect(after).to.match(new RegExp(`^${server.url}/system/avatars/`));
+    expect(after).to.not.equal(before);
+    expect(images.hits).to.include('/erin-new.png');
   });
 
   it('shows missing.png, never the remote URL, while there is no copy (private address refused)', async () => {
