@@ -34,20 +34,27 @@ async function waitClosed(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
+/** `npm start`'s launcher on two fresh test databases and free ports (the caller drops the databases). */
+async function launchOnTestDatabases(label: string) {
+  const eventsDb = await createTestDatabase(`${label}_events`);
+  const microblogDb = await createTestDatabase(`${label}_microblog`);
+  const [eventsPort, microblogPort] = [await freePort(), await freePort()];
+  const launcher = runScript(LAUNCHER, [], {
+    EVENTS_DATABASE_URL: eventsDb.url,
+    MICROBLOG_DATABASE_URL: microblogDb.url,
+    EVENTS_PORT: String(eventsPort),
+    MICROBLOG_PORT: String(microblogPort),
+    LOG_LEVEL: 'warn',
+  });
+  return { launcher, eventsPort, microblogPort, eventsDb, microblogDb };
+}
+
 describe('npm start: both services as real processes', function () {
   this.timeout(180_000);
 
   it('leaves no service running when the launcher itself is killed with SIGKILL', async () => {
-    const eventsDb = await createTestDatabase('e2e_kill_events');
-    const microblogDb = await createTestDatabase('e2e_kill_microblog');
-    const [eventsPort, microblogPort] = [await freePort(), await freePort()];
-    const launcher = runScript(LAUNCHER, [], {
-      EVENTS_DATABASE_URL: eventsDb.url,
-      MICROBLOG_DATABASE_URL: microblogDb.url,
-      EVENTS_PORT: String(eventsPort),
-      MICROBLOG_PORT: String(microblogPort),
-      LOG_LEVEL: 'warn',
-    });
+    const { launcher, eventsPort, microblogPort, eventsDb, microblogDb } =
+      await launchOnTestDatabases('e2e_kill');
     try {
       await launcher.waitFor('Press Ctrl-C to stop.');
       expect((await fetch(`http://127.0.0.1:${eventsPort}/health`)).status).to.equal(200);
@@ -62,16 +69,7 @@ describe('npm start: both services as real processes', function () {
   });
 
   it('serves GraphQL and REST against given databases, and Ctrl-C stops everything cleanly', async () => {
-    const eventsDb = await createTestDatabase('e2e_events');
-    const microblogDb = await createTestDatabase('e2e_microblog');
-    const [eventsPort, microblogPort] = [await freePort(), await freePort()];
-    const launcher = runScript(LAUNCHER, [], {
-      EVENTS_DATABASE_URL: eventsDb.url,
-      MICROBLOG_DATABASE_URL: microblogDb.url,
-      EVENTS_PORT: String(eventsPort),
-      MICROBLOG_PORT: String(microblogPort),
-      LOG_LEVEL: 'warn',
-    });
+    const { launcher, eventsPort, microblogPort, eventsDb, microblogDb } = await launchOnTestDatabases('e2e');
     try {
       await launcher.waitFor('Press Ctrl-C to stop.');
       expect(launcher.output()).to.contain(`http://localhost:${eventsPort}/api`);
