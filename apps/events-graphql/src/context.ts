@@ -1,5 +1,5 @@
 import { JwtSessions, RateLimiter, UserStore } from '@agora/auth';
-import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
+import { PeriodicJobs, type JobQueue, type Logger, type Mailer, type PubSub } from '@agora/core';
 import { ActorStore, type Federation } from '@agora/federation';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
 import {
@@ -15,7 +15,6 @@ import type { EventsConfig } from './config/config.js';
 import { eventsActorUrls } from './federation/actor-urls.js';
 import { eventsFederation } from './federation/federation.js';
 import { maintenanceJobs } from './jobs/maintenance.js';
-import { PeriodicJobs } from './jobs/periodic-jobs.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
 import { InstanceConfigService } from './modules/config/config.service.js';
 import { LanguageService } from './modules/languages/language.service.js';
@@ -173,7 +172,7 @@ export class AppContext implements AppServices {
         queue: infrastructure.queue,
         logger: logger.child({ component: 'jobs' }),
         clock,
-        jobs: maintenanceJobs({ accounts: store, rateLimiter, sessions }),
+        jobs: [...maintenanceJobs({ accounts: store, rateLimiter, sessions }), ...federation.maintenanceJobs()],
       });
     const services: AppServices = {
       ...infrastructure,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { RateLimiter, UserStore } from '@agora/auth';
-import type { JobQueue, Logger, Mailer, PubSub } from '@agora/core';
+import { PeriodicJobs, type JobQueue, type Logger, type Mailer, type PubSub } from '@agora/core';
 import type { Federation, PushHub } from '@agora/federation';
 import { ActorStore } from '@agora/federation';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
@@ -9,6 +9,7 @@ import { createDiskStorage, createMediaPipeline, type MediaPipeline, type MediaS
 import type { MicroblogConfig } from './config/config.js';
 import { microblogActorUrls } from './federation/actor-urls.js';
 import { microblogFederation, microblogPushHub } from './federation/federation.js';
+import { maintenanceJobs } from './jobs/maintenance.js';
 import { AccountService } from './modules/accounts/account.service.js';
 import { oauthUserTokens } from './modules/accounts/user-token-issuer.js';
 import { MediaAttachmentService } from './modules/media/media-attachment.service.js';
@@ -63,6 +64,8 @@ export interface AppContextParts {
   twoFactor: TwoFactorService;
   /** HMAC keys of the web forms, derived from SECRET_KEY_BASE. */
   formKeys: { csrf: Buffer; pendingSignIn: Buffer };
+  /** Housekeeping on the job queue (rate-limit windows, unconfirmed sign-ups, PuSH leases, federation). */
+  jobs: PeriodicJobs;
 }
 
 export type AppContextOverrides = Partial<Omit<AppContextParts, 'config'>>;
@@ -95,6 +98,7 @@ export class AppContext implements AppContextParts {
   readonly sessions: SessionActivations;
   readonly twoFactor: TwoFactorService;
   readonly formKeys: { csrf: Buffer; pendingSignIn: Buffer };
+  readonly jobs: PeriodicJobs;
   private constructor(
     parts: AppContextParts,
     /** Releases what this context created (not what the caller passed in), last created first. */
@@ -123,6 +127,7 @@ export class AppContext implements AppContextParts {
     this.sessions = parts.sessions;
     this.twoFactor = parts.twoFactor;
     this.formKeys = parts.formKeys;
+    this.jobs = parts.jobs;
   }
 
   static async fromConfig(config: MicroblogConfig, overrides: AppContextOverrides = {}): Promise<AppContext> {
@@ -206,6 +211,16 @@ export class AppContext implements AppContextParts {
           limits: config.media.limits,
           ...(config.media.ffmpegPath !== undefined ? { ffmpegPath: config.media.ffmpegPath } : {}),
         });
+      const pushHub = overrides.pushHub ?? microblogPushHub(config, infrastructure, actors, federation);
+      const rateLimiter = overrides.rateLimiter ?? new RateLimiter(sequelize, { logger });
+      const jobs =
+        overrides.jobs ??
+        new PeriodicJobs({
+          queue: infrastructure.queue,
+          logger: logger.child({ component: 'jobs' }),
+          clock: () => new Date(),
+          jobs: [...maintenanceJobs({ users, rateLimiter, pushHub }), ...federation.maintenanceJobs()],
+        });
       return new AppContext(
         {
           ...infrastructure,
@@ -216,7 +231,7 @@ export class AppContext implements AppContextParts {
           users,
           actors,
           federation,
-          pushHub: overrides.pushHub ?? microblogPushHub(config, infrastructure, actors, federation),
+          pushHub,
           accounts:
             overrides.accounts ??
             new AccountService({
@@ -243,7 +258,8 @@ export class AppContext implements AppContextParts {
           mediaPipeline,
           media,
           remoteMedia,
-          rateLimiter: overrides.rateLimiter ?? new RateLimiter(sequelize, { logger }),
+          rateLimiter,
+          jobs,
           sessions:
             overrides.sessions ??
             new SessionActivations({ sequelize, maxPerUser: config.sessions.maxActivations }),

@@ -125,6 +125,8 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.remoteMedia.jobs.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
+      // Web processes only enqueue: housekeeping runs where workers run.
+      if (config.role !== 'web') await ctx.jobs.start();
       if (config.role === 'worker') return { url: config.http.publicUrl, port: config.http.port };
 
       await ensureWebApplication(ctx.sequelize, {

@@ -2,7 +2,7 @@ import type { Request, Router } from 'express';
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { BadInput, NotFound } from '@agora/core';
-import type { JobQueue, Logger } from '@agora/core';
+import type { JobQueue, Logger, PeriodicJob } from '@agora/core';
 import type { Sequelize } from 'sequelize';
 import type { ActorStore } from './actors/actor.store.js';
 import type { Actor, ActorType, ActorUrls } from './actors/actor.types.js';
@@ -24,6 +24,14 @@ import { DomainBlocks } from './moderation/domain-blocks.js';
 import { sanitizeRemoteHtml } from './sanitize/index.js';
 
 const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/** Queue names of `Federation.maintenanceJobs()`. */
+export const FEDERATION_JOBS = {
+  purgeInboxReceipts: 'federation.purge-inbox-receipts',
+  generateMissingKeys: 'federation.generate-missing-keys',
+} as const;
 
 export interface FederationOptions {
   sequelize: Sequelize;
@@ -210,6 +218,25 @@ export class Federation {
       }),
     );
     return router;
+  }
+
+  /**
+   * The package's housekeeping, for the app's periodic jobs (worker and all roles): inbox receipts past
+   * the replay window, and key pairs for local actors whose key job was lost.
+   */
+  maintenanceJobs(): PeriodicJob[] {
+    return [
+      {
+        name: FEDERATION_JOBS.purgeInboxReceipts,
+        periodMs: HOUR_MS,
+        run: () => this.inbox.purgeReceipts(),
+      },
+      {
+        name: FEDERATION_JOBS.generateMissingKeys,
+        periodMs: 10 * MINUTE_MS,
+        run: () => this.options.actors.generateMissingKeys(),
+      },
+    ];
   }
 
   /** Inbox handlers, deliveries and key generation: worker and all roles (no-ops on web). */

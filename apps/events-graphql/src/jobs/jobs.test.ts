@@ -1,38 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { MAINTENANCE_JOBS } from './maintenance.js';
-import { PeriodicJobs, periodKey, periodStart, type PeriodicJob } from './periodic-jobs.js';
+import { PeriodicJobs, periodKey, periodStart, type PeriodicJob } from '@agora/core';
+import { drainDueJobs, waitingJobKeys } from '@agora/db/testing';
+import { FEDERATION_JOBS } from '@agora/federation';
 
 const HOUR_MS = 3_600_000;
 
-/**
- * `queue.drain()` for jobs that are due: the periodic jobs always keep their next period waiting, which
- * the port's drain would wait for. Polls pg-boss's table the way the port's drain does.
- */
-async function drainDue(server: TestServer, names: string[], timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await server.ctx.sequelize.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM pgboss.job
-        WHERE name = ANY($1) AND state < 'completed' AND start_after <= now()`,
-      { bind: [names], type: QueryTypes.SELECT },
-    );
-    if (row!.count === 0) return;
-    if (Date.now() > deadline) throw new Error(`jobs still due after ${timeoutMs} ms: ${names.join(', ')}`);
-    await sleep(50);
-  }
-}
-
-/** Jobs of a queue that are waiting for their time, with their singleton keys. */
-async function waiting(server: TestServer, name: string): Promise<string[]> {
-  const rows = await server.ctx.sequelize.query<{ key: string }>(
-    `SELECT singleton_key AS key FROM pgboss.job WHERE name = $1 AND state = 'created' ORDER BY key`,
-    { bind: [name], type: QueryTypes.SELECT },
-  );
-  return rows.map((row) => row.key);
-}
+const drainDue = (server: TestServer, names: string[]) => drainDueJobs(server.ctx.sequelize, names);
+const waiting = (server: TestServer, name: string) => waitingJobKeys(server.ctx.sequelize, name);
 
 async function count(server: TestServer, sql: string, bind: unknown[] = []): Promise<number> {
   const [row] = await server.ctx.sequelize.query<{ count: number }>(sql, { bind, type: QueryTypes.SELECT });
@@ -67,6 +44,8 @@ describe('periodic jobs', () => {
         [MAINTENANCE_JOBS.purgeUnconfirmedUsers]: HOUR_MS,
         [MAINTENANCE_JOBS.sweepRateLimits]: 10 * 60_000,
         [MAINTENANCE_JOBS.purgeExpiredRefreshTokens]: 24 * HOUR_MS,
+        [FEDERATION_JOBS.purgeInboxReceipts]: HOUR_MS,
+        [FEDERATION_JOBS.generateMissingKeys]: 10 * 60_000,
       };
       for (const [name, periodMs] of Object.entries(expected)) {
         const next = new Date(periodStart(started, periodMs).getTime() + periodMs);

@@ -1,5 +1,5 @@
 import type { JwtSessions, RateLimiter, UserStore } from '@agora/auth';
-import type { PeriodicJob } from './periodic-jobs.js';
+import type { PeriodicJob } from '@agora/core';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;

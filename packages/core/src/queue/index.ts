@@ -1,2 +1,3 @@
 export * from './queue.port.js';
 export * from './pg-boss.queue.js';
+export * from './periodic-jobs.js';

@@ -8,6 +8,8 @@ import { testSettings } from '@agora/core';
 import { createDatabase, databaseUrl, dropDatabase } from '../database.admin.js';
 import { PortInUseError, startCluster, type ClusterHandle } from '../embedded/embedded-postgres.launcher.js';
 
+export { drainDueJobs, waitingJobKeys } from './queued-jobs.js';
+
 export interface TestDatabase {
   url: string;
   name: string;

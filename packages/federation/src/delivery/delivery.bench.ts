@@ -282,6 +282,7 @@ function plan(threads: number, quick: boolean): { headline: Row; rows: Row[] } {
     rows: [
       inline,
       headline,
+      ...(threads === 1 ? [] : [row('1 signing thread', { signerThreads: 1 })]),
       ...(threads === 2 ? [] : [row('2 signing threads', { signerThreads: 2 })]),
       row('5 jobs at once', { concurrency: 5 }),
       // Retries are jobs of one inbox: the queue round trip per POST is what this row shows.

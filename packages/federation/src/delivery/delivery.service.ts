@@ -59,7 +59,7 @@ export interface DeliveryServiceOptions {
   batchSize?: number;
   /** POSTs in flight per job. */
   batchConcurrency?: number;
-  /** Threads that sign off the event loop, started by the first job; 0 signs inline. Default: cores − 1 (1–4). */
+  /** Threads that sign off the event loop, started by the first job; 0 signs inline. Default: one per core (1–4). */
   signerThreads?: number;
 }
 

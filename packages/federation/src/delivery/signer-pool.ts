@@ -10,9 +10,13 @@ import type { SignReply, SignTask } from './signer.protocol.js';
 // Threads that die before their first answer this many times in a row mean threads cannot start here.
 const MAX_FAILED_STARTS = 3;
 
-/** One core stays with the event loop (HTTP, queue, database); more than 4 threads only add contention. */
+/**
+ * One signing thread per core, at most 4. The event loop's share of a delivery (queue, POST, database)
+ * is small beside RSA signing, so it needs no core of its own: on 2 cores, 2 threads sign ~0.95 of
+ * two single-thread ceilings' worth where 1 thread reached ~0.77 of one (`pnpm bench --only delivery`).
+ */
 export function defaultSignerThreads(): number {
-  return Math.min(4, Math.max(1, availableParallelism() - 1));
+  return Math.min(4, Math.max(1, availableParallelism()));
 }
 
 export interface SignerPoolOptions {

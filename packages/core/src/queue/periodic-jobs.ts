@@ -1,4 +1,5 @@
-import type { JobQueue, Logger } from '@agora/core';
+import type { Logger } from '../logger/logger.js';
+import type { JobQueue } from './queue.port.js';
 
 /** Work that runs once per period of wall-clock time (hourly, daily…), on whichever worker gets it. */
 export interface PeriodicJob {
