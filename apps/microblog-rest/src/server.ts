@@ -4,8 +4,8 @@ import { closeHttp, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
-import { accountsRouter } from './api/v1/accounts.js';
-import { appsRouter } from './api/v1/apps.js';
+import { accountsRouter, verifyAccountCredentials } from './api/v1/accounts.js';
+import { appsRouter, verifyAppCredentials } from './api/v1/apps.js';
 import { instanceV1Router } from './api/v1/instance.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
@@ -17,6 +17,7 @@ import { apiRateLimit } from './http/api-rate-limit.js';
 import { bodyParsers } from './http/body.js';
 import { CORS_PATHS, corsMiddleware } from './http/cors.js';
 import { errorHandler, notFound } from './http/errors.js';
+import { withFastLane } from './http/fast-lane.js';
 import { healthRouter } from './http/health.js';
 import { migrationSets } from './migrations/index.js';
 import { accountConfirmationRouter, missingImagesRouter } from './modules/accounts/index.js';
@@ -135,7 +136,15 @@ export function createServer(ctx: AppContext): AppServer {
       });
       // Render the instance documents now, so the first request does not pay for it.
       await ctx.instanceDocuments.refresh();
-      const server = createHttpServer(app);
+      const server = createHttpServer(
+        withFastLane(app, {
+          reads: [verifyAppCredentials, verifyAccountCredentials(ctx.accounts, config.http.publicUrl)],
+          oauth: ctx.oauth,
+          limiter: ctx.rateLimiter,
+          safelist: config.rateLimits.safelist,
+          logger,
+        }),
+      );
       http = server;
       return listenHttp(server, config.http.host, config.http.port);
     },

@@ -34,23 +34,23 @@ export function apiRateLimit(
     if (auth) callers.set(req, auth);
     next();
   };
-  const limit = rateLimit(
-    limiter,
-    (req) => {
-      const auth = callers.get(req);
-      const checks: RateLimitCheck[] = [];
-      if (auth) checks.push({ policy: MICROBLOG_POLICIES.apiToken, subject: tokenSubject(auth.tokenId) });
-      if (auth?.userId) {
-        checks.push({ policy: MICROBLOG_POLICIES.apiUser, subject: userSubject(auth.userId) });
-      } else {
-        const ip = ipOf(req);
-        if (ip) checks.push({ policy: MICROBLOG_POLICIES.apiIp, subject: ip });
-      }
-      return checks;
-    },
-    { safelist: options.safelist },
-  );
+  const limit = rateLimit(limiter, (req) => apiRateLimitChecks(callers.get(req) ?? null, req.ip), {
+    safelist: options.safelist,
+  });
   return [identify, limit];
+}
+
+/** What one `/api` request counts against, by its caller (null: no valid token) and address. */
+export function apiRateLimitChecks(auth: BearerAuth | null, ip: string | undefined): RateLimitCheck[] {
+  const checks: RateLimitCheck[] = [];
+  if (auth) checks.push({ policy: MICROBLOG_POLICIES.apiToken, subject: tokenSubject(auth.tokenId) });
+  if (auth?.userId) {
+    checks.push({ policy: MICROBLOG_POLICIES.apiUser, subject: userSubject(auth.userId) });
+  } else {
+    const subject = ipOf(ip);
+    if (subject) checks.push({ policy: MICROBLOG_POLICIES.apiIp, subject });
+  }
+  return checks;
 }
 
 /** `POST /api/v1/accounts`: 5 sign-ups per IP in 30 minutes. */
@@ -58,16 +58,16 @@ export function signUpRateLimit(limiter: RateLimiter, options: ApiRateLimitOptio
   return rateLimit(
     limiter,
     (req) => {
-      const ip = ipOf(req);
+      const ip = ipOf(req.ip);
       return ip ? [{ policy: MICROBLOG_POLICIES.signUp, subject: ip }] : null;
     },
     { safelist: options.safelist },
   );
 }
 
-function ipOf(req: Request): ReturnType<typeof ipSubject> | undefined {
+function ipOf(ip: string | undefined): ReturnType<typeof ipSubject> | undefined {
   try {
-    return req.ip === undefined ? undefined : ipSubject(req.ip);
+    return ip === undefined ? undefined : ipSubject(ip);
   } catch {
     return undefined;
   }

@@ -56,7 +56,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(error);
       return;
     }
-    const { status, body, headers } = toResponse(error);
+    const { status, body, headers } = errorResponse(error);
     if (status >= 500) {
       logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
     }
@@ -65,7 +65,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-function toResponse(error: unknown): { status: number; body: ErrorJson; headers: Record<string, string> } {
+/** What the error handler answers for `error`: a status, the `{"error"}` body and extra headers. */
+export function errorResponse(error: unknown): {
+  status: number;
+  body: ErrorJson;
+  headers: Record<string, string>;
+} {
   if (error instanceof TransportError) {
     return {
       status: error.status,

@@ -10,13 +10,13 @@ export const BEARER_ERRORS = {
   userRequired: 'This method requires an authenticated user',
 } as const;
 
+/** `Authorization: Bearer <token>`; the token is group 1. */
+export const BEARER_TOKEN_HEADER = /^Bearer\s+(\S+)\s*$/i;
+
 /** The token of a request: `Authorization: Bearer …`, else the `access_token` query parameter. */
 export function bearerToken(req: Request): string | undefined {
   const header = req.headers.authorization;
-  if (header !== undefined) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return match?.[1];
-  }
+  if (header !== undefined) return BEARER_TOKEN_HEADER.exec(header)?.[1];
   const query = req.query.access_token;
   return typeof query === 'string' && query !== '' ? query : undefined;
 }

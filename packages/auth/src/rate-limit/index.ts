@@ -25,5 +25,9 @@ export {
   LOOPBACK_SAFELIST,
   rateLimit,
   rateLimitHeaders,
+  rateLimitState,
+  RateLimitGate,
+  type RateLimitDecision,
   type RateLimitMiddlewareOptions,
+  type RateLimitState,
 } from './rate-limit.middleware.js';

@@ -32,17 +32,90 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
   };
 }
 
-/** What earlier rate-limit middlewares did for this request. */
-interface RequestState {
+/** What earlier rate-limit steps did for one request: counters already hit, the tightest limit seen. */
+export interface RateLimitState {
   counted: Set<string>;
   shown?: RateLimitResult;
 }
 
+/** The outcome of counting a request: the X-RateLimit-* headers to send, plus Retry-After when refused. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  headers: Record<string, string>;
+}
+
 const STATE = Symbol('agora.rateLimit');
 
-function requestState(res: Response): RequestState {
-  const locals = res.locals as Record<symbol, RequestState | undefined>;
+/** The rate-limit state of an Express request, kept on `res.locals`. */
+export function rateLimitState(res: Response): RateLimitState {
+  const locals = res.locals as Record<symbol, RateLimitState | undefined>;
   return (locals[STATE] ??= { counted: new Set() });
+}
+
+/**
+ * The decisions of `rateLimit` without Express: the safelist, counting once per counter and request,
+ * the headers, and failing open. The middleware is built on it; a fast lane that answers before
+ * Express uses it directly, so both paths limit alike.
+ */
+export class RateLimitGate {
+  private readonly safelist: BlockList | undefined;
+  private readonly logger: Logger | undefined;
+  private readonly failures = { lastLoggedAt: 0, unreported: 0 };
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    options: Pick<RateLimitMiddlewareOptions, 'safelist' | 'logger'> = {},
+  ) {
+    this.safelist = blockList(options.safelist ?? []);
+    this.logger = options.logger ?? limiter.logger;
+  }
+
+  /** Whether requests from `ip` are never limited. */
+  exempt(ip: string | undefined): boolean {
+    return this.safelist !== undefined && ip !== undefined && isListed(this.safelist, ip);
+  }
+
+  /**
+   * Counts the checks this request has not counted yet. Null when there was nothing to count, or the
+   * limiter could not be reached (logged at most once per half minute): the request goes through.
+   */
+  async count(checks: readonly RateLimitCheck[], state: RateLimitState): Promise<RateLimitDecision | null> {
+    const fresh = checks.filter((check) => {
+      const key = counterKey(check.policy, check.subject);
+      if (state.counted.has(key)) return false;
+      state.counted.add(key);
+      return true;
+    });
+    if (fresh.length === 0) return null;
+    let outcome: RateLimitResult;
+    try {
+      outcome = await this.limiter.hitAll(fresh);
+    } catch (error) {
+      this.reportFailure(error);
+      return null;
+    }
+    const shown = state.shown ? mostRestrictive([state.shown, outcome]) : outcome;
+    state.shown = shown;
+    const headers = rateLimitHeaders(shown);
+    if (shown.allowed) return { allowed: true, headers };
+    headers['Retry-After'] = String(retryAfterSeconds(shown, this.limiter.clock()));
+    return { allowed: false, headers };
+  }
+
+  private reportFailure(error: unknown): void {
+    // One line per half minute at most: a database outage must not also flood the logs.
+    const now = Date.now();
+    if (now - this.failures.lastLoggedAt >= 30_000) {
+      this.logger?.error(
+        { err: error, unreported: this.failures.unreported },
+        'rate limiter unavailable; letting requests through',
+      );
+      this.failures.lastLoggedAt = now;
+      this.failures.unreported = 0;
+    } else {
+      this.failures.unreported += 1;
+    }
+  }
 }
 
 /**
@@ -62,13 +135,11 @@ export function rateLimit(
   select: (req: Request) => readonly RateLimitCheck[] | null | undefined,
   options: RateLimitMiddlewareOptions = {},
 ): RequestHandler {
-  const safelist = blockList(options.safelist ?? []);
-  const logger = options.logger ?? limiter.logger;
+  const gate = new RateLimitGate(limiter, options);
   const message = options.message ?? 'Too many requests';
-  const failures = { lastLoggedAt: 0, unreported: 0 };
 
   return (req, res, next) => {
-    if (safelist && req.ip !== undefined && isListed(safelist, req.ip)) return next();
+    if (gate.exempt(req.ip)) return next();
     let checks: readonly RateLimitCheck[] | null | undefined;
     try {
       checks = select(req);
@@ -77,40 +148,12 @@ export function rateLimit(
     }
     if (!checks || checks.length === 0) return next();
 
-    const state = requestState(res);
-    const fresh = checks.filter((check) => {
-      const key = counterKey(check.policy, check.subject);
-      if (state.counted.has(key)) return false;
-      state.counted.add(key);
-      return true;
-    });
-    if (fresh.length === 0) return next();
-
-    limiter.hitAll(fresh).then(
-      (outcome) => {
-        const shown = state.shown ? mostRestrictive([state.shown, outcome]) : outcome;
-        state.shown = shown;
-        res.set(rateLimitHeaders(shown));
-        if (shown.allowed) return next();
-        res.set('Retry-After', String(retryAfterSeconds(shown, limiter.clock())));
-        res.status(429).json({ error: message });
-      },
-      (error: unknown) => {
-        // One line per half minute at most: a database outage must not also flood the logs.
-        const now = Date.now();
-        if (now - failures.lastLoggedAt >= 30_000) {
-          logger?.error(
-            { err: error, unreported: failures.unreported },
-            'rate limiter unavailable; letting requests through',
-          );
-          failures.lastLoggedAt = now;
-          failures.unreported = 0;
-        } else {
-          failures.unreported += 1;
-        }
-        next();
-      },
-    );
+    gate.count(checks, rateLimitState(res)).then((decision) => {
+      if (!decision) return next();
+      res.set(decision.headers);
+      if (decision.allowed) return next();
+      res.status(429).json({ error: message });
+    }, next);
   };
 }
 

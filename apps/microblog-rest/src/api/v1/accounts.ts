@@ -6,6 +6,7 @@ import { serializeAccount, serializeCredentialAccount } from '../../entities/acc
 import { serializeToken } from '../../entities/token.js';
 import { signUpRateLimit, type ApiRateLimitOptions } from '../../http/api-rate-limit.js';
 import { methodNotAllowed, type ErrorJson } from '../../http/errors.js';
+import { mountHotRead, type HotRead } from '../../http/hot-reads.js';
 import { credentialsPatch, registrationInput } from '../../modules/accounts/account-params.js';
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import { validationCode } from '../../modules/accounts/account-validation.js';
@@ -49,13 +50,7 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
     )
     .all(methodNotAllowed(['POST']));
 
-  router
-    .route('/api/v1/accounts/verify_credentials')
-    .get(guards.requireUser('read:accounts', 'profile'), async (_req, res) => {
-      const view = await accounts.credentials(userOf(res));
-      res.json(serializeCredentialAccount(view, publicUrl));
-    })
-    .all(methodNotAllowed(['GET']));
+  mountHotRead(router, guards, verifyAccountCredentials(accounts, publicUrl));
 
   router
     .route('/api/v1/accounts/update_credentials')
@@ -92,6 +87,20 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
 
   router.use(validationDetails);
   return router;
+}
+
+/** GET /api/v1/accounts/verify_credentials: the token's own account with its `source`. */
+export function verifyAccountCredentials(accounts: AccountService, publicUrl: string): HotRead {
+  return {
+    path: '/api/v1/accounts/verify_credentials',
+    scopes: ['read:accounts', 'profile'],
+    user: true,
+    async render(auth) {
+      // The guard refused app tokens, so the token has a user.
+      const view = await accounts.credentials(auth.userId!);
+      return serializeCredentialAccount(view, publicUrl);
+    },
+  };
 }
 
 function userOf(res: Parameters<typeof authOf>[0]): string {

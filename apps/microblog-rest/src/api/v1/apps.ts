@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { serializeApplication, serializeCredentialApplication } from '../../entities/application.js';
 import { methodNotAllowed } from '../../http/errors.js';
-import { authOf, type BearerGuards } from '../../oauth/bearer.js';
+import { mountHotRead, type HotRead } from '../../http/hot-reads.js';
+import type { BearerGuards } from '../../oauth/bearer.js';
 import { multipartFields } from '../../oauth/multipart-fields.js';
 import type { OAuthService } from '../../oauth/oauth.service.js';
 
@@ -21,11 +22,14 @@ export function appsRouter(oauth: OAuthService, guards: BearerGuards, bodyLimitB
       res.status(200).json(serializeCredentialApplication(application, clientSecret));
     })
     .all(methodNotAllowed(['POST']));
-  router
-    .route('/api/v1/apps/verify_credentials')
-    .get(guards.requireToken(), (_req, res) => {
-      res.json(serializeApplication(authOf(res).application));
-    })
-    .all(methodNotAllowed(['GET']));
+  mountHotRead(router, guards, verifyAppCredentials);
   return router;
 }
+
+/** GET /api/v1/apps/verify_credentials: the token's application, for any valid token. */
+export const verifyAppCredentials: HotRead = {
+  path: '/api/v1/apps/verify_credentials',
+  scopes: [],
+  user: false,
+  render: (auth) => serializeApplication(auth.application),
+};

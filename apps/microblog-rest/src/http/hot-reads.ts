@@ -1,0 +1,36 @@
+import type { Router } from 'express';
+import type { Scope } from '@agora/auth';
+import { authOf, type BearerGuards } from '../oauth/bearer.js';
+import type { BearerAuth } from '../oauth/oauth.service.js';
+import { methodNotAllowed } from './errors.js';
+
+/**
+ * A GET that clients send with a bearer token on every start or refresh (verify_credentials…): the
+ * fast lane (`fast-lane.ts`) answers it before Express, and the same definition mounts the Express
+ * route that answers everything the lane hands over (refused tokens, conditional requests, HEAD).
+ */
+export interface HotRead {
+  /** The exact path, without a query string. */
+  path: string;
+  /** The token needs one of these scopes (the hierarchy applies); empty: any valid token. */
+  scopes: readonly Scope[];
+  /** Whether the token must belong to a user (an app token gets 422). */
+  user: boolean;
+  /** The JSON entity of the answer; a thrown AppError becomes the usual `{"error"}` response. */
+  render(auth: BearerAuth): unknown;
+}
+
+/** Mounts `read` on `router` as a guarded Express route (405 for other methods). */
+export function mountHotRead(router: Router, guards: BearerGuards, read: HotRead): void {
+  const guard = read.user
+    ? guards.requireUser(...read.scopes)
+    : read.scopes.length > 0
+      ? guards.requireScopes(...read.scopes)
+      : guards.requireToken();
+  router
+    .route(read.path)
+    .get(guard, async (_req, res) => {
+      res.json(await read.render(authOf(res)));
+    })
+    .all(methodNotAllowed(['GET']));
+}
