@@ -3,8 +3,8 @@ import { PeriodicJobs, type JobQueue, type Logger, type Mailer, type PubSub } fr
 import { ActorStore, type Federation } from '@agora/federation';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
 import {
-  createDiskStorage,
   createMediaPipeline,
+  createMediaStorage,
   mediaLimitsFromUploadLimits,
   RemoteMediaCache,
   RemoteMediaJobs,
@@ -172,7 +172,10 @@ export class AppContext implements AppServices {
         queue: infrastructure.queue,
         logger: logger.child({ component: 'jobs' }),
         clock,
-        jobs: [...maintenanceJobs({ accounts: store, rateLimiter, sessions }), ...federation.maintenanceJobs()],
+        jobs: [
+          ...maintenanceJobs({ accounts: store, rateLimiter, sessions }),
+          ...federation.maintenanceJobs(),
+        ],
       });
     const services: AppServices = {
       ...infrastructure,
@@ -200,15 +203,16 @@ export class AppContext implements AppServices {
   }
 }
 
-/** Media on local disk under `DATA_DIR/media/events`, served at `/media`; pictures only (no ffmpeg). */
+/** Media on disk (`DATA_DIR/media/events`) or in S3, served at `/media`; pictures only (no ffmpeg). */
 function defaultMedia(
   config: EventsConfig,
   sequelize: Sequelize,
   actors: ActorStore,
   logger: Logger,
 ): MediaService {
-  const storage = createDiskStorage({
-    root: join(config.dataDir, 'media', 'events'),
+  const storage = createMediaStorage({
+    dir: join(config.dataDir, 'media', 'events'),
+    s3: config.media.s3,
     baseUrl: `${config.http.publicUrl}/media`,
   });
   const pipeline = createMediaPipeline({

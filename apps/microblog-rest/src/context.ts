@@ -5,7 +5,7 @@ import { PeriodicJobs, type JobQueue, type Logger, type Mailer, type PubSub } fr
 import type { Federation, PushHub } from '@agora/federation';
 import { ActorStore } from '@agora/federation';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
-import { createDiskStorage, createMediaPipeline, type MediaPipeline, type MediaStorage } from '@agora/media';
+import { createMediaPipeline, createMediaStorage, type MediaPipeline, type MediaStorage } from '@agora/media';
 import type { MicroblogConfig } from './config/config.js';
 import { microblogActorUrls } from './federation/actor-urls.js';
 import { microblogFederation, microblogPushHub } from './federation/federation.js';
@@ -49,7 +49,7 @@ export interface AppContextParts {
   /** Local accounts: sign-up, confirmation, the owner's profile, lookups. */
   accounts: AccountService;
   oauth: OAuthService;
-  /** Where uploaded files live (disk under `config.media.dir`, served under `/system`). */
+  /** Where uploaded files live (disk under `config.media.dir` or S3, served under `/system`). */
   mediaStorage: MediaStorage;
   /** Checks, cleans and stores uploads (packages/media). */
   mediaPipeline: MediaPipeline;
@@ -180,7 +180,11 @@ export class AppContext implements AppContextParts {
 
       const mediaStorage =
         overrides.mediaStorage ??
-        createDiskStorage({ root: config.media.dir, baseUrl: `${config.http.publicUrl}/system` });
+        createMediaStorage({
+          dir: config.media.dir,
+          s3: config.media.s3,
+          baseUrl: `${config.http.publicUrl}/system`,
+        });
       const mediaPipeline =
         overrides.mediaPipeline ??
         createMediaPipeline({

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { toUploadLimits, uploadLimitsEnv, type UploadLimits } from '@agora/media';
+import {
+  checkS3StorageEnv,
+  s3StorageEnv,
+  toS3StorageConfig,
+  toUploadLimits,
+  uploadLimitsEnv,
+  type S3StorageConfig,
+  type UploadLimits,
+} from '@agora/media';
 import {
   baseServiceEnv,
   envBoolean,
@@ -55,6 +63,10 @@ export interface EventsConfig extends BaseServiceConfig {
     fastPath: boolean;
   };
   statistics: { cacheSeconds: number };
+  media: {
+    /** Files in an S3-compatible bucket (S3_ENABLED=true); null keeps them under `DATA_DIR/media/events`. */
+    s3: S3StorageConfig | null;
+  };
   auth: {
     /** Signs the JWT pairs; unset outside production, a generated one is kept in the data folder. */
     jwtSecret: string | undefined;
@@ -91,6 +103,7 @@ const schema = z
     ONLY_ADMIN_CAN_CREATE_GROUPS: envBoolean(false),
     ONLY_GROUPS_CAN_CREATE_EVENTS: envBoolean(false),
     ...uploadLimitsEnv(),
+    ...s3StorageEnv(),
     INSTANCE_FEEDS_ENABLED: envBoolean(false),
     DATABASE_LOGIN_ENABLED: envBoolean(true),
     WEB_PUSH_PUBLIC_KEY: z.string().optional(),
@@ -112,6 +125,7 @@ const schema = z
     if (env.NODE_ENV === 'production' && env.JWT_SECRET === undefined) {
       issues.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required in production' });
     }
+    checkS3StorageEnv(env, issues);
   })
   .transform((env): EventsConfig => ({
     ...toBaseServiceConfig(env, 'events', 'agora_events'),
@@ -164,6 +178,7 @@ const schema = z
     },
     graphql: { graphiql: env.GRAPHIQL_ENABLED, fastPath: env.GRAPHQL_FAST_PATH },
     statistics: { cacheSeconds: env.STATISTICS_CACHE_SECONDS },
+    media: { s3: toS3StorageConfig(env) },
     auth: { jwtSecret: env.JWT_SECRET },
   }));
 

@@ -11,7 +11,15 @@ import {
   type BaseServiceConfig,
   type Env,
 } from '@agora/core';
-import { MASTODON_MEDIA_LIMITS, SUPPORTED_MIME_TYPES, type MediaLimits } from '@agora/media';
+import {
+  checkS3StorageEnv,
+  MASTODON_MEDIA_LIMITS,
+  s3StorageEnv,
+  SUPPORTED_MIME_TYPES,
+  toS3StorageConfig,
+  type MediaLimits,
+  type S3StorageConfig,
+} from '@agora/media';
 
 /** Limits clients read from the instance document and the modules enforce (Mastodon's defaults). */
 export interface MicroblogLimits {
@@ -79,8 +87,10 @@ export interface MicroblogConfig extends BaseServiceConfig {
     maxActivations: number;
   };
   media: {
-    /** Where uploaded files are kept (served under `/system`). */
+    /** Where uploaded files are kept on disk (served under `/system`). */
     dir: string;
+    /** Files in an S3-compatible bucket instead (S3_ENABLED=true); null keeps them in `dir`. */
+    s3: S3StorageConfig | null;
     /** Uploads in transit and waiting for the worker; never served. */
     incomingDir: string;
     limits: MediaLimits;
@@ -122,6 +132,7 @@ const schema = z
     MEDIA_IMAGE_SIZE_LIMIT: envInt(16 * 1024 * 1024, { min: 1 }),
     MEDIA_VIDEO_SIZE_LIMIT: envInt(99 * 1024 * 1024, { min: 1 }),
     MEDIA_DIR: z.string().optional(),
+    ...s3StorageEnv(),
     // A path, or "none" to turn video and gifv off.
     FFMPEG_PATH: z.string().min(1).optional(),
     OAUTH_PASSWORD_GRANT: envBoolean(true),
@@ -139,6 +150,7 @@ const schema = z
     if (env.NODE_ENV === 'production' && env.SECRET_KEY_BASE === undefined) {
       issues.addIssue({ code: 'custom', path: ['SECRET_KEY_BASE'], message: 'is required in production' });
     }
+    checkS3StorageEnv(env, issues);
   })
   .transform((env): MicroblogConfig => {
     const base = toBaseServiceConfig(env, 'microblog', 'agora_microblog');
@@ -203,6 +215,7 @@ const schema = z
       sessions: { maxActivations: env.MAX_SESSION_ACTIVATIONS },
       media: {
         dir: resolve(env.MEDIA_DIR ?? join(base.dataDir, 'media', 'microblog')),
+        s3: toS3StorageConfig(env),
         incomingDir: join(base.dataDir, 'media', 'microblog-incoming'),
         limits: {
           ...MASTODON_MEDIA_LIMITS,

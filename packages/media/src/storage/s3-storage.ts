@@ -1,16 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { envBoolean, NotFound } from '@agora/core';
-import { z } from 'zod';
+import type * as S3Sdk from '@aws-sdk/client-s3';
+import { NotFound } from '@agora/core';
+import type { S3StorageConfig, S3Credentials } from './s3-storage.config.js';
 import {
   assertSafeKey,
   type ByteRange,
@@ -26,84 +19,91 @@ export interface S3StorageOptions {
   endpoint?: string;
   /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible servers need. */
   forcePathStyle?: boolean;
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  /** Where the files are public (bucket website or CDN); the endpoint's own URL when absent. */
-  publicUrl?: string;
-  /** Prepended to every key, so one bucket can serve several instances. */
+  /** Access keys; without them the SDK looks for credentials itself. */
+  credentials?: S3Credentials;
+  /** Prepended to every object key, so one bucket can serve several instances. */
   prefix?: string;
-  /** A ready client (tests, custom credentials providers). */
-  client?: S3Client;
+  /**
+   * Where clients fetch the files. `app`: the URL where the app mounts `serveMedia`, which streams
+   * them from the bucket (which may stay private); the storage key follows it, so URLs do not change
+   * with the storage. `bucket`: a public host in front of the bucket (S3_ALIAS_HOST, a CDN); the
+   * object key, prefix included, follows it.
+   */
+  publicUrl: { app: string } | { bucket: string };
+  /** A ready client (custom credentials providers). */
+  client?: S3Sdk.S3Client;
 }
 
 const CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
-/** The zod shape of the S3 variables; all optional, storage stays on disk without `S3_BUCKET`. */
-export function s3StorageEnv() {
+/** The adapter options of a service's S3 settings; `appUrl` is where the service mounts `serveMedia`. */
+export function s3StorageOptions(config: S3StorageConfig, appUrl: string): S3StorageOptions {
   return {
-    S3_BUCKET: z.string().optional(),
-    S3_REGION: z.string().default('us-east-1'),
-    S3_ENDPOINT: z.url().optional(),
-    S3_FORCE_PATH_STYLE: envBoolean(false),
-    S3_ACCESS_KEY_ID: z.string().optional(),
-    S3_SECRET_ACCESS_KEY: z.string().optional(),
-    S3_PUBLIC_URL: z.url().optional(),
-    S3_PREFIX: z.string().optional(),
+    bucket: config.bucket,
+    region: config.region,
+    forcePathStyle: config.forcePathStyle,
+    credentials: config.credentials,
+    publicUrl: config.aliasUrl ? { bucket: config.aliasUrl } : { app: appUrl },
+    ...(config.endpoint ? { endpoint: config.endpoint } : {}),
+    ...(config.prefix ? { prefix: config.prefix } : {}),
   };
 }
 
-type S3Env = z.output<z.ZodObject<ReturnType<typeof s3StorageEnv>>>;
+type Sdk = typeof S3Sdk;
 
-/** The S3 options the environment asks for, or null for disk storage. */
-export function toS3StorageOptions(env: S3Env): S3StorageOptions | null {
-  if (!env.S3_BUCKET) return null;
-  const options: S3StorageOptions = {
-    bucket: env.S3_BUCKET,
-    region: env.S3_REGION,
-    forcePathStyle: env.S3_FORCE_PATH_STYLE,
-  };
-  if (env.S3_ENDPOINT) options.endpoint = env.S3_ENDPOINT;
-  if (env.S3_ACCESS_KEY_ID) options.accessKeyId = env.S3_ACCESS_KEY_ID;
-  if (env.S3_SECRET_ACCESS_KEY) options.secretAccessKey = env.S3_SECRET_ACCESS_KEY;
-  if (env.S3_PUBLIC_URL) options.publicUrl = env.S3_PUBLIC_URL;
-  if (env.S3_PREFIX) options.prefix = env.S3_PREFIX;
-  return options;
+// Loaded on first use: a service on disk storage never pays for the SDK at boot.
+let sdkLoading: Promise<Sdk> | undefined;
+function loadSdk(): Promise<Sdk> {
+  sdkLoading ??= import('@aws-sdk/client-s3');
+  return sdkLoading;
 }
 
-function isMissing(error: unknown): boolean {
+function isMissing({ S3ServiceException }: Sdk, error: unknown): boolean {
   return (
     error instanceof S3ServiceException &&
     (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound')
   );
 }
 
-/** Files in an S3-compatible bucket, uploaded with long-lived cache headers; `serveMedia` can stream them too. */
+/** Files in an S3-compatible bucket, uploaded with long-lived cache headers; `serveMedia` streams them. */
 export function createS3Storage(options: S3StorageOptions): MediaStorage {
-  const client =
-    options.client ??
-    new S3Client({
-      region: options.region,
-      forcePathStyle: options.forcePathStyle ?? false,
-      // Checksums only where S3 demands them: several S3-compatible servers refuse the newer trailers.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-      ...(options.accessKeyId && options.secretAccessKey
-        ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
-        : {}),
-    });
+  let clientLoading: Promise<{ sdk: Sdk; client: S3Sdk.S3Client }> | undefined;
+  const connect = () =>
+    (clientLoading ??= loadSdk().then((loaded) => ({
+      sdk: loaded,
+      client:
+        options.client ??
+        new loaded.S3Client({
+          region: options.region,
+          forcePathStyle: options.forcePathStyle ?? false,
+          // Checksums only where S3 demands them: several S3-compatible servers refuse the newer trailers.
+          requestChecksumCalculation: 'WHEN_REQUIRED',
+          responseChecksumValidation: 'WHEN_REQUIRED',
+          ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+          ...(options.credentials
+            ? {
+                credentials: {
+                  accessKeyId: options.credentials.accessKeyId,
+                  secretAccessKey: options.credentials.secretAccessKey,
+                },
+              }
+            : {}),
+        }),
+    })));
   const { bucket } = options;
   const prefix = options.prefix ? `${options.prefix.replace(/\/+$/, '')}/` : '';
   const objectKey = (key: string) => {
     assertSafeKey(key);
     return `${prefix}${key}`;
   };
-  const publicBase = (
-    options.publicUrl ??
-    (options.endpoint
-      ? `${options.endpoint.replace(/\/+$/, '')}/${bucket}`
-      : `https://${bucket}.s3.${options.region}.amazonaws.com`)
-  ).replace(/\/+$/, '');
+  const { publicUrl } = options;
+  const urlOf =
+    'bucket' in publicUrl
+      ? (key: string) => `${publicUrl.bucket.replace(/\/+$/, '')}/${objectKey(key)}`
+      : (key: string) => {
+          assertSafeKey(key);
+          return `${publicUrl.app.replace(/\/+$/, '')}/${key}`;
+        };
 
   async function bodyOf(body: PutBody): Promise<{ Body: Buffer | Readable; ContentLength: number }> {
     if (Buffer.isBuffer(body)) return { Body: body, ContentLength: body.length };
@@ -121,20 +121,29 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage {
   return {
     async put(key, body, contentType) {
       const Key = objectKey(key);
-      await client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key,
-          ...(await bodyOf(body)),
-          ContentType: contentType,
-          CacheControl: CACHE_CONTROL,
-        }),
-      );
+      const { sdk, client } = await connect();
+      const payload = await bodyOf(body);
+      try {
+        await client.send(
+          new sdk.PutObjectCommand({
+            Bucket: bucket,
+            Key,
+            ...payload,
+            ContentType: contentType,
+            CacheControl: CACHE_CONTROL,
+          }),
+        );
+      } finally {
+        // A refused upload leaves its file stream unread: close it rather than leak the descriptor.
+        if (payload.Body instanceof Readable) payload.Body.destroy();
+      }
     },
 
     async head(key): Promise<StoredObjectInfo | null> {
+      const Key = objectKey(key);
+      const { sdk, client } = await connect();
       try {
-        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+        const head = await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key }));
         const info: StoredObjectInfo = {
           size: head.ContentLength ?? 0,
           contentType: head.ContentType ?? 'application/octet-stream',
@@ -143,34 +152,36 @@ export function createS3Storage(options: S3StorageOptions): MediaStorage {
         if (head.LastModified) info.lastModified = head.LastModified;
         return info;
       } catch (error) {
-        if (isMissing(error)) return null;
+        if (isMissing(sdk, error)) return null;
         throw error;
       }
     },
 
     async get(key, range?: ByteRange) {
+      const Key = objectKey(key);
+      const { sdk, client } = await connect();
       try {
         const object = await client.send(
-          new GetObjectCommand({
+          new sdk.GetObjectCommand({
             Bucket: bucket,
-            Key: objectKey(key),
+            Key,
             ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
           }),
         );
         if (!(object.Body instanceof Readable)) throw new Error('S3 returned no stream');
         return object.Body;
       } catch (error) {
-        if (isMissing(error)) throw new NotFound('Media not found');
+        if (isMissing(sdk, error)) throw new NotFound('Media not found');
         throw error;
       }
     },
 
     async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+      const Key = objectKey(key);
+      const { sdk, client } = await connect();
+      await client.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key }));
     },
 
-    url(key) {
-      return `${publicBase}/${objectKey(key)}`;
-    },
+    url: urlOf,
   };
 }

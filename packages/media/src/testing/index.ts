@@ -1,0 +1,1 @@
+export { startS3TestServer, type S3TestServer } from './s3-server.js';
