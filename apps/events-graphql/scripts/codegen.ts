@@ -30,7 +30,10 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
       avoidOptionals: { field: true, inputValue: false, object: false, defaultValue: false },
       maybeValue: 'T | null',
       contextType: './context.js#GraphQLContext',
-      mappers: { Config: '../modules/config/config.service.js#InstanceConfig' },
+      mappers: {
+        Config: '../modules/config/config.service.js#InstanceConfig',
+        User: '../modules/users/user-parent.js#UserParent',
+      },
       scalars: { Timezone: 'string' },
       useIndexSignature: false,
     },

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
-import type { UserRecord } from '../modules/users/user.service.js';
+import type { SessionUser } from '@agora/auth';
 
 /** What every resolver receives. Created per operation, so it must stay cheap: derive lazily. */
 export interface GraphQLContext {
@@ -14,8 +14,8 @@ export interface GraphQLContext {
   readonly userId: string | undefined;
   /** The files of a multipart request, by part name (Upload values name them). */
   readonly uploads?: RequestUploads | undefined;
-  /** The signed-in user, loaded at most once per operation; null when anonymous or gone. */
-  viewer(): Promise<UserRecord | null>;
+  /** The signed-in user (its session projection), loaded at most once per operation; null when anonymous or gone. */
+  viewer(): Promise<SessionUser | null>;
 }
 
 /** What the transport established about the caller before GraphQL ran. */
@@ -27,7 +27,7 @@ export interface RequestCaller {
 
 export class RequestContext implements GraphQLContext {
   private preferredLocale: string | undefined;
-  private loadedViewer: Promise<UserRecord | null> | undefined;
+  private loadedViewer: Promise<SessionUser | null> | undefined;
 
   constructor(
     readonly app: AppContext,
@@ -52,9 +52,9 @@ export class RequestContext implements GraphQLContext {
     return this.caller.uploads;
   }
 
-  viewer(): Promise<UserRecord | null> {
+  viewer(): Promise<SessionUser | null> {
     const { userId } = this.caller;
-    this.loadedViewer ??= userId === undefined ? Promise.resolve(null) : this.app.users.findById(userId);
+    this.loadedViewer ??= userId === undefined ? Promise.resolve(null) : this.app.users.findSession(userId);
     return this.loadedViewer;
   }
 }

@@ -4,6 +4,7 @@ export {
   toUser,
   isUserId,
   type User,
+  type SessionUser,
   type UserRef,
   type CreateUserInput,
   type UserWithToken,

@@ -49,6 +49,15 @@ export interface User {
   updatedAt: Date;
 }
 
+/**
+ * Who a caller is and what they may do: the part of a user that guards and most operations read on
+ * every authenticated request. The sign-in history and token timestamps stay behind (`findById`).
+ */
+export type SessionUser = Pick<
+  User,
+  'id' | 'email' | 'role' | 'locale' | 'provider' | 'disabled' | 'hasPassword' | 'confirmedAt' | 'createdAt'
+>;
+
 /** Anything that names a user by id. */
 export interface UserRef {
   id: string;
@@ -146,6 +155,23 @@ export class UserStore {
     try {
       const { rows } = await connection.query<UserFields>({ ...FIND_BY_ID_STATEMENT, values: [id] });
       return rows[0] ? toUser(rows[0]) : null;
+    } finally {
+      manager.releaseConnection(connection);
+    }
+  }
+
+  /** The session projection of a user (`SessionUser`): half the columns of `findById`, for every request. */
+  async findSessionById(id: string): Promise<SessionUser | null> {
+    if (!isUserId(id)) return null;
+    const manager = this.sequelize.connectionManager;
+    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
+    try {
+      const { rows } = await connection.query<SessionUser & { id: string | number }>({
+        ...SESSION_BY_ID_STATEMENT,
+        values: [id],
+      });
+      const row = rows[0];
+      return row ? { ...row, id: String(row.id) } : null;
     } finally {
       manager.releaseConnection(connection);
     }
@@ -396,6 +422,13 @@ const FIND_BY_ID_STATEMENT = {
                 last_sign_in_at AS "lastSignInAt", last_sign_in_ip AS "lastSignInIp",
                 current_sign_in_at AS "currentSignInAt", current_sign_in_ip AS "currentSignInIp",
                 created_at AS "createdAt", updated_at AS "updatedAt"
+           FROM users WHERE id = $1`,
+};
+
+const SESSION_BY_ID_STATEMENT = {
+  name: 'agora_session_user_by_id',
+  text: `SELECT id, email, role, locale, provider, disabled, password_hash IS NOT NULL AS "hasPassword",
+                confirmed_at AS "confirmedAt", created_at AS "createdAt"
            FROM users WHERE id = $1`,
 };
 

@@ -1,14 +1,13 @@
-import { EVENTS_POLICIES, ipSubject } from '@agora/auth';
+import { EVENTS_POLICIES, ipSubject, type SessionUser } from '@agora/auth';
 import { BadInput, Forbidden, Unauthenticated } from '@agora/core';
 import type { Actor } from '@agora/federation';
 import type { RemoteMediaFile } from '@agora/media';
 import DataLoader from 'dataloader';
-import type { Media, Person, Resolvers } from '../../graphql/resolvers-types.generated.js';
+import type { Media, Resolvers } from '../../graphql/resolvers-types.generated.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { personLoaders } from '../persons/person.loaders.js';
-import { ownerOf, picturesOfPerson } from '../persons/persons.resolvers.js';
+import { ownerOf, picturesOfPerson, type PersonParent } from '../persons/persons.resolvers.js';
 import { requireUser } from '../users/guards.js';
-import type { UserRecord } from '../users/user.service.js';
 import { mediaLoaders } from './media.loaders.js';
 import type { MediaRow } from './media.model.js';
 import { MEDIA_MESSAGES, type Picture } from './media.service.js';
@@ -46,7 +45,7 @@ async function remotePicture(ctx: GraphQLContext, url: string): Promise<Media | 
   return { id: null, name: null, alt: null, contentType, size, url: localUrl, metadata: null };
 }
 
-async function picture(person: Person, which: Picture, ctx: GraphQLContext): Promise<Media | null> {
+async function picture(person: PersonParent, which: Picture, ctx: GraphQLContext): Promise<Media | null> {
   if (!person.local) {
     const url = picturesOfPerson(person)[which];
     return url ? remotePicture(ctx, url) : null;
@@ -65,7 +64,7 @@ async function requireOwnerOrModerator(ctx: GraphQLContext, ownerId: string | nu
 /** The profile an upload belongs to: the named one if it is the user's, else the default one. */
 async function uploader(
   ctx: GraphQLContext,
-  user: UserRecord,
+  user: SessionUser,
   actorId: string | null | undefined,
 ): Promise<Actor> {
   if (actorId) {

@@ -1,8 +1,7 @@
 import { BadInput, Conflict, Forbidden, NotFound } from '@agora/core';
-import type { UserStore } from '@agora/auth';
+import type { SessionUser, UserStore } from '@agora/auth';
 import { toActor, type Actor, type ActorRow, type ActorStore } from '@agora/federation';
 import { Op, QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
-import type { UserRecord } from '../users/user.service.js';
 import { sanitizeSummary } from './person-summary.js';
 
 /** The reference's texts (plain-string refusals there: `unknown_error`, status_code 500). */
@@ -66,7 +65,7 @@ export class PersonService {
   constructor(private readonly options: PersonServiceOptions) {}
 
   /** Another profile for a signed-in user; it becomes the default when the user has none. */
-  async create(owner: UserRecord, input: PersonInput, pictures?: PicturesStep): Promise<Actor> {
+  async create(owner: SessionUser, input: PersonInput, pictures?: PicturesStep): Promise<Actor> {
     return this.createFor(owner.id, input, false, pictures);
   }
 
@@ -81,7 +80,7 @@ export class PersonService {
   }
 
   /** Changes the name, summary and pictures of one of the owner's profiles; omitted values stay. */
-  async update(owner: UserRecord, id: string, patch: PersonPatch, pictures?: PicturesStep): Promise<Actor> {
+  async update(owner: SessionUser, id: string, patch: PersonPatch, pictures?: PicturesStep): Promise<Actor> {
     const current = await this.owned(owner, id);
     const summary = patch.summary === undefined ? undefined : validSummary(patch.summary);
     const changes = { displayName: patch.name, summary };
@@ -96,7 +95,7 @@ export class PersonService {
   }
 
   /** Deletes one of the owner's profiles; the default moves to the oldest remaining one. */
-  async remove(owner: UserRecord, id: string): Promise<Actor> {
+  async remove(owner: SessionUser, id: string): Promise<Actor> {
     const person = await this.owned(owner, id);
     return this.options.sequelize.transaction(async (transaction) => {
       // One deletion at a time per user: two concurrent ones could otherwise remove the last identity.
@@ -115,7 +114,7 @@ export class PersonService {
   }
 
   /** Makes one of the user's own profiles (by username) the default one. */
-  async changeDefault(owner: UserRecord, preferredUsername: string): Promise<void> {
+  async changeDefault(owner: SessionUser, preferredUsername: string): Promise<void> {
     const actor = await this.options.actors.findByUsername(preferredUsername, null);
     if (!actor) {
       throw new NotFound(`Profile with username ${preferredUsername} not found`, REFUSAL);
@@ -214,7 +213,7 @@ export class PersonService {
   }
 
   /** One of the owner's profiles, or the reference's refusals. */
-  private async owned(owner: UserRecord, id: string): Promise<Actor> {
+  private async owned(owner: SessionUser, id: string): Promise<Actor> {
     const actor = await this.options.actors.findById(id);
     if (!actor || actor.type !== 'Person') throw new NotFound(PERSON_MESSAGES.profileNotFound, REFUSAL);
     if (actor.userId !== owner.id) throw new Forbidden(PERSON_MESSAGES.notOwned, REFUSAL);

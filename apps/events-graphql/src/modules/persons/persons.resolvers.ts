@@ -1,8 +1,7 @@
 import type { Actor, ActorType as StoredActorType } from '@agora/federation';
-import type { ActorType, Person, Resolvers } from '../../graphql/resolvers-types.generated.js';
+import type { ActorType, Resolvers, ResolversParentTypes } from '../../graphql/resolvers-types.generated.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { requireRole, requireUser } from '../users/guards.js';
-import { toUser } from '../users/users.resolvers.js';
 import { stagePictures, type StagedPictures } from '../media/media-input.js';
 import { personLoaders, personService } from './person.loaders.js';
 import type { PicturesStep } from './person.service.js';
@@ -19,13 +18,16 @@ const ACTOR_TYPES: Record<StoredActorType, ActorType> = {
 const OWNER = Symbol('owner');
 /** So do a remote profile's picture URLs (local ones resolve to their Media rows). */
 const PICTURE_URLS = Symbol('picture urls');
-type PersonObject = Person & {
+/** What resolvers hand to the GraphQL `Person` type. */
+export type PersonParent = ResolversParentTypes['Person'];
+
+type PersonObject = PersonParent & {
   readonly [OWNER]: string | null;
   readonly [PICTURE_URLS]: { avatar: string | null; banner: string | null };
 };
 
 /** The one place an actor becomes the GraphQL `Person`. */
-export function toPerson(actor: Actor): Person {
+export function toPerson(actor: Actor): PersonParent {
   const person: PersonObject = {
     id: actor.id,
     type: ACTOR_TYPES[actor.type],
@@ -52,12 +54,12 @@ export function toPerson(actor: Actor): Person {
 }
 
 /** The id of the user owning a profile (null for remote ones). */
-export function ownerOf(person: Person): string | null {
+export function ownerOf(person: PersonParent): string | null {
   return (person as Partial<PersonObject>)[OWNER] ?? null;
 }
 
 /** The picture URLs stored with the actor. */
-export function picturesOfPerson(person: Person): { avatar: string | null; banner: string | null } {
+export function picturesOfPerson(person: PersonParent): { avatar: string | null; banner: string | null } {
   return (person as Partial<PersonObject>)[PICTURE_URLS] ?? { avatar: null, banner: null };
 }
 
@@ -73,10 +75,10 @@ export const personsResolvers: Resolvers = {
       const owner = ownerOf(person);
       const viewer = await ctx.viewer();
       if (!owner || !viewer) return null;
-      if (viewer.id === owner) return toUser(viewer);
+      if (viewer.id === owner) return viewer;
       if (!ctx.app.users.canModerate(viewer)) return null;
       const user = await personLoaders(ctx).user.load(owner);
-      return user ? toUser(user) : null;
+      return user;
     },
   },
   User: {
@@ -162,7 +164,7 @@ export const personsResolvers: Resolvers = {
       const user = await requireUser(ctx);
       await service(ctx).changeDefault(user, preferredUsername);
       forgetDefault(ctx, user.id);
-      return toUser(user);
+      return user;
     },
   },
 };

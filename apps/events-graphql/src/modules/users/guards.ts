@@ -1,17 +1,16 @@
-import { roleSatisfies, type Role } from '@agora/auth';
+import { roleSatisfies, type Role, type SessionUser } from '@agora/auth';
 import { Forbidden, Unauthenticated } from '@agora/core';
 import type { GraphQLContext } from '../../graphql/context.js';
-import type { UserRecord } from './user.service.js';
 
 /** The signed-in user, or the reference's 401 "You need to be logged in". */
-export async function requireUser(ctx: GraphQLContext): Promise<UserRecord> {
+export async function requireUser(ctx: GraphQLContext): Promise<SessionUser> {
   const user = await ctx.viewer();
   if (!user || user.disabled) throw new Unauthenticated();
   return user;
 }
 
 /** The signed-in user holding `role` (or a higher one), or the reference's 401/403. */
-export async function requireRole(ctx: GraphQLContext, role: Role): Promise<UserRecord> {
+export async function requireRole(ctx: GraphQLContext, role: Role): Promise<SessionUser> {
   const user = await requireUser(ctx);
   if (!roleSatisfies(user.role, role)) throw new Forbidden();
   return user;

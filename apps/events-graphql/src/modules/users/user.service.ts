@@ -14,6 +14,7 @@ import {
   type RateLimitCheck,
   type RateLimiter,
   type Role,
+  type SessionUser,
   type TokenPair,
   type User,
   type UserModel,
@@ -81,13 +82,18 @@ export class UserService {
     return this.options.store.findById(id);
   }
 
+  /** Who the caller of a request is (`SessionUser`): what guards and most operations need. */
+  findSession(id: string): Promise<SessionUser | null> {
+    return this.options.store.findSessionById(id);
+  }
+
   async get(id: string): Promise<UserRecord> {
     const user = await this.options.store.findById(id);
     if (!user) throw new NotFound('User not found', { code: 'user_not_found' });
     return user;
   }
 
-  canModerate(user: UserRecord): boolean {
+  canModerate(user: Pick<UserRecord, 'role'>): boolean {
     return roleSatisfies(user.role, 'MODERATOR');
   }
 
@@ -160,17 +166,22 @@ export class UserService {
   }
 
   /** Revokes one of the caller's refresh tokens; the reference answers with the token. */
-  async logout(user: UserRecord, refreshToken: string): Promise<string> {
+  async logout(user: SessionUser, refreshToken: string): Promise<string> {
     await this.options.sessions.logout(refreshToken, user.id);
     return refreshToken;
   }
 
-  async changePassword(user: UserRecord, current: string, next: string): Promise<UserRecord> {
+  async changePassword(user: SessionUser, current: string, next: string): Promise<UserRecord> {
     return this.options.store.changePassword(user, current, next);
   }
 
   /** Records the new address as pending and mails it a link; the email changes when it is followed. */
-  async changeEmail(user: UserRecord, email: string, password: string, _locale: string): Promise<UserRecord> {
+  async changeEmail(
+    user: SessionUser,
+    email: string,
+    password: string,
+    _locale: string,
+  ): Promise<UserRecord> {
     const { user: updated, token } = await this.options.store.requestEmailChange(user, email, { password });
     await this.mail(updated.unconfirmedEmail ?? email, 'Confirm your new email address', [
       `You asked to use this address for your account on ${this.options.instanceName()}. Confirm it here:`,
@@ -188,7 +199,7 @@ export class UserService {
     return this.options.store.confirmEmailChange(token);
   }
 
-  async updateLocale(user: UserRecord, locale: string): Promise<UserRecord> {
+  async updateLocale(user: SessionUser, locale: string): Promise<UserRecord> {
     return this.updateRow(user.id, { locale });
   }
 
@@ -214,7 +225,7 @@ export class UserService {
 
   /** An administrator's changes to an account, all or nothing; `notify` mails the user about them. */
   async adminUpdate(
-    _admin: UserRecord,
+    _admin: SessionUser,
     id: string,
     change: { email?: string; role?: Role; confirmed?: boolean; notify: boolean },
   ): Promise<UserRecord> {
@@ -258,7 +269,7 @@ export class UserService {
   }
 
   /** Deletes the caller's own account after checking its password; its sessions and settings go with it. */
-  async deleteAccount(user: UserRecord, password: string): Promise<{ id: string }> {
+  async deleteAccount(user: SessionUser, password: string): Promise<{ id: string }> {
     const row = await this.users.findByPk(user.id);
     const hash = row?.get().passwordHash;
     // Accounts of an external provider have no password to check, as in the reference.
@@ -282,7 +293,7 @@ export class UserService {
   }
 
   /** Changes the given settings only (null leaves one as it is, except `timezone`, which it clears). */
-  async setSettings(user: UserRecord, patch: UserSettingsPatch): Promise<UserSettings> {
+  async setSettings(user: SessionUser, patch: UserSettingsPatch): Promise<UserSettings> {
     const values: Partial<UserSettings> = {};
     if (patch.timezone !== undefined) values.timezone = validTimezone(patch.timezone);
     for (const key of ['notificationOnDay', 'notificationEachWeek', 'notificationBeforeEvent'] as const) {

@@ -1,38 +1,38 @@
 import { GraphQLScalarType, Kind } from 'graphql';
 import { BadInput } from '@agora/core';
-import type { Resolvers, User } from '../../graphql/resolvers-types.generated.js';
+import type { Resolvers } from '../../graphql/resolvers-types.generated.js';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { requireRole, requireUser } from './guards.js';
+import { isWholeUser, type UserParent } from './user-parent.js';
 import type { UserRecord } from './user.service.js';
 
-/** The one place a stored user becomes the GraphQL `User` (tokens are never exposed). */
-export function toUser(user: UserRecord): User {
-  return {
-    id: String(user.id),
-    email: user.email,
-    role: user.role,
-    locale: user.locale,
-    confirmedAt: user.confirmedAt,
-    confirmationSentAt: user.confirmationSentAt,
-    confirmationToken: null,
-    resetPasswordSentAt: user.resetPasswordSentAt,
-    resetPasswordToken: null,
-    provider: user.provider,
-    disabled: user.disabled,
-    lastSignInAt: user.lastSignInAt,
-    lastSignInIp: user.lastSignInIp,
-    currentSignInAt: user.currentSignInAt,
-    currentSignInIp: user.currentSignInIp,
-    // Resolved by User.settings, which checks who is asking.
-    settings: null,
-    // Resolved by the persons module's User.actors and User.defaultActor (batched).
-    actors: [],
-    defaultActor: null,
-    // Resolved by the media module's User.media and User.mediaSize (owner or moderator).
-    media: null,
-    mediaSize: null,
-  };
+// The whole records loaded for User fields the session projection lacks, per operation and user.
+const wholeRecords = new WeakMap<GraphQLContext, Map<string, Promise<UserRecord | null>>>();
+
+function wholeRecord(ctx: GraphQLContext, user: UserParent): Promise<UserRecord | null> {
+  if (isWholeUser(user)) return Promise.resolve(user);
+  let byId = wholeRecords.get(ctx);
+  if (!byId) wholeRecords.set(ctx, (byId = new Map()));
+  let record = byId.get(user.id);
+  if (!record) byId.set(user.id, (record = ctx.app.users.findById(user.id)));
+  return record;
 }
+
+/** A `User` field of the sign-in history: from the record when whole, else one lookup per operation. */
+const historyField =
+  <
+    K extends
+      | 'confirmationSentAt'
+      | 'resetPasswordSentAt'
+      | 'lastSignInAt'
+      | 'lastSignInIp'
+      | 'currentSignInAt'
+      | 'currentSignInIp',
+  >(
+    key: K,
+  ) =>
+  async (user: UserParent, _args: unknown, ctx: GraphQLContext): Promise<UserRecord[K] | null> =>
+    (await wholeRecord(ctx, user))?.[key] ?? null;
 
 const caller = (ctx: GraphQLContext) => ({ ip: ctx.ip });
 
@@ -62,7 +62,17 @@ export const usersResolvers: Resolvers = {
     // Users are the only implementation so far; the others come with their modules.
     __resolveType: () => 'User',
   },
+  // id, email, role, locale, confirmedAt, provider and disabled are read as they are stored.
   User: {
+    // Never exposed.
+    confirmationToken: () => null,
+    resetPasswordToken: () => null,
+    confirmationSentAt: historyField('confirmationSentAt'),
+    resetPasswordSentAt: historyField('resetPasswordSentAt'),
+    lastSignInAt: historyField('lastSignInAt'),
+    lastSignInIp: historyField('lastSignInIp'),
+    currentSignInAt: historyField('currentSignInAt'),
+    currentSignInIp: historyField('currentSignInIp'),
     settings: async (user, _args, ctx) => {
       const viewer = await requireUser(ctx);
       if (viewer.id !== user.id && !(await ctx.app.users.canModerate(viewer))) return null;
@@ -70,10 +80,10 @@ export const usersResolvers: Resolvers = {
     },
   },
   RootQueryType: {
-    loggedUser: async (_parent, _args, ctx) => toUser(await requireUser(ctx)),
+    loggedUser: (_parent, _args, ctx) => requireUser(ctx),
     user: async (_parent, { id }, ctx) => {
       await requireRole(ctx, 'MODERATOR');
-      return toUser(await ctx.app.users.get(id));
+      return ctx.app.users.get(id);
     },
     users: async (_parent, args, ctx) => {
       await requireRole(ctx, 'MODERATOR');
@@ -84,15 +94,15 @@ export const usersResolvers: Resolvers = {
         page: args.page ?? 1,
         limit: args.limit ?? 10,
       });
-      return { elements: elements.map(toUser), total };
+      return { elements, total };
     },
   },
   RootMutationType: {
-    createUser: async (_parent, { email, password, locale }, ctx) =>
-      toUser(await ctx.app.users.register({ email, password, locale: locale ?? ctx.locale }, caller(ctx))),
+    createUser: (_parent, { email, password, locale }, ctx) =>
+      ctx.app.users.register({ email, password, locale: locale ?? ctx.locale }, caller(ctx)),
     validateUser: async (_parent, { token }, ctx) => {
       const login = await ctx.app.users.validateUser(token, caller(ctx));
-      return { ...login, user: toUser(login.user) };
+      return login;
     },
     resendConfirmationEmail: (_parent, { email, locale }, ctx) =>
       ctx.app.users.resendConfirmation(email, locale ?? ctx.locale, caller(ctx)),
@@ -100,11 +110,11 @@ export const usersResolvers: Resolvers = {
       ctx.app.users.sendResetPassword(email, locale ?? ctx.locale, caller(ctx)),
     resetPassword: async (_parent, { token, password }, ctx) => {
       const login = await ctx.app.users.resetPassword(token, password, caller(ctx));
-      return { ...login, user: toUser(login.user) };
+      return login;
     },
     login: async (_parent, { email, password }, ctx) => {
       const login = await ctx.app.users.login(email, password, caller(ctx));
-      return { ...login, user: toUser(login.user) };
+      return login;
     },
     refreshToken: (_parent, { refreshToken }, ctx) => ctx.app.users.refresh(refreshToken),
     logout: async (_parent, { refreshToken }, ctx) => {
@@ -113,18 +123,18 @@ export const usersResolvers: Resolvers = {
     },
     changePassword: async (_parent, { oldPassword, newPassword }, ctx) => {
       const user = await requireUser(ctx);
-      return toUser(await ctx.app.users.changePassword(user, oldPassword, newPassword));
+      return await ctx.app.users.changePassword(user, oldPassword, newPassword);
     },
     changeEmail: async (_parent, { email, password }, ctx) => {
       const user = await requireUser(ctx);
-      return toUser(await ctx.app.users.changeEmail(user, email, password, ctx.locale));
+      return await ctx.app.users.changeEmail(user, email, password, ctx.locale);
     },
-    validateEmail: async (_parent, { token }, ctx) => toUser(await ctx.app.users.validateEmail(token)),
+    validateEmail: async (_parent, { token }, ctx) => await ctx.app.users.validateEmail(token),
     updateLocale: async (_parent, { locale }, ctx) => {
       const user = await requireUser(ctx);
       if (!locale)
         throw new BadInput('Invalid arguments passed', { code: 'invalid_argument', malformed: true });
-      return toUser(await ctx.app.users.updateLocale(user, locale));
+      return await ctx.app.users.updateLocale(user, locale);
     },
     deleteAccount: async (_parent, { password, userId }, ctx) => {
       const user = await requireUser(ctx);
@@ -147,7 +157,7 @@ export const usersResolvers: Resolvers = {
         confirmed: confirmed ?? undefined,
         notify: notify ?? false,
       });
-      return toUser(user);
+      return user;
     },
   },
 };

@@ -377,6 +377,43 @@ describe('users', () => {
     ).to.equal('Deconfirming users is not supported');
   });
 
+  it('shows the sign-in history to its owner and to moderators, never the tokens', async () => {
+    const user = await signedUp(server, 'judy@example.org');
+    const moderator = await signedUp(server, 'kim@example.org');
+    await promote(server, moderator.user.id, 'MODERATOR');
+    const fields = `lastSignInAt lastSignInIp currentSignInAt currentSignInIp confirmationSentAt
+      resetPasswordSentAt confirmationToken resetPasswordToken email role`;
+    // The history is not part of the session projection the guards load: it is read when asked for.
+    const own = ok<Record<string, unknown>>(
+      await gql(server, `{ loggedUser { ${fields} } }`, { token: user.accessToken }),
+      'loggedUser',
+    );
+    const stored = (await server.ctx.accounts.findById(user.user.id))!;
+    const dateTime = (date: Date | null) => date && date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    expect(own).to.deep.equal({
+      lastSignInAt: dateTime(stored.lastSignInAt),
+      lastSignInIp: stored.lastSignInIp,
+      currentSignInAt: dateTime(stored.currentSignInAt),
+      currentSignInIp: stored.currentSignInIp,
+      confirmationSentAt: dateTime(stored.confirmationSentAt),
+      resetPasswordSentAt: null,
+      confirmationToken: null,
+      resetPasswordToken: null,
+      email: 'judy@example.org',
+      role: 'USER',
+    });
+    expect(own.currentSignInAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(own.currentSignInIp).to.be.a('string');
+
+    const listed = ok<{ elements: Array<Record<string, unknown>> }>(
+      await gql(server, `{ users(email: "judy") { elements { ${fields} } } }`, {
+        token: moderator.accessToken,
+      }),
+      'users',
+    );
+    expect(listed.elements).to.deep.equal([own]);
+  });
+
   it('keeps settings, with a checked time zone, and the locale', async () => {
     const { accessToken } = await signedUp(server, 'kim@example.org');
     const set = `mutation($timezone: String, $onDay: Boolean) {
