@@ -12,14 +12,7 @@ import {
   type UserStore,
 } from '@agora/auth';
 import { Conflict, Forbidden, Internal, isAppError, NotFound, type Mailer } from '@agora/core';
-import {
-  ACTOR_SELECT_LIST,
-  toActor,
-  type Actor,
-  type ActorRow,
-  type ActorStore,
-  type ActorType,
-} from '@agora/federation';
+import type { Actor, ActorStore, ActorType } from '@agora/federation';
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { MicroblogLimits } from '../../config/config.js';
 import type { SerializableAccount } from '../../entities/account.js';
@@ -107,8 +100,35 @@ export interface ProfileImageStore {
 }
 
 /** An account as the public sees it: its actor, and for a local one its owner's role and choices. */
+/** What the Account entity shows of an actor (no keys, no inboxes). */
+export type AccountActor = Pick<
+  Actor,
+  | 'id'
+  | 'type'
+  | 'username'
+  | 'domain'
+  | 'local'
+  | 'uri'
+  | 'url'
+  | 'displayName'
+  | 'summary'
+  | 'fields'
+  | 'manuallyApprovesFollowers'
+  | 'discoverable'
+  | 'indexable'
+  | 'avatarUrl'
+  | 'headerUrl'
+  | 'followersCount'
+  | 'followingCount'
+  | 'statusesCount'
+  | 'lastStatusAt'
+  | 'suspended'
+  | 'silencedAt'
+  | 'createdAt'
+>;
+
 export interface AccountView {
-  actor: Actor;
+  actor: AccountActor;
   role: Role | null;
   /** Whether the owner hides whom they follow and who follows them; null for remote accounts. */
   hideCollections: boolean | null;
@@ -269,7 +289,31 @@ export class AccountService {
     if (!row || row.disabled) throw new Forbidden(LOGIN_REFUSALS.disabled);
     if (!row.confirmed) throw new Forbidden(LOGIN_REFUSALS.unconfirmed);
     if (row.id === null) throw new NotFound(RECORD_NOT_FOUND);
-    const actor = toActor(row as ActorRow);
+    const { id, type, username, domain, uri, url, displayName, summary, fields } = row;
+    const actor: AccountActor = {
+      id: String(id),
+      type: type!,
+      username: username!,
+      domain,
+      local: domain === null,
+      uri: uri!,
+      url,
+      displayName: displayName!,
+      summary: summary!,
+      fields: fields!,
+      manuallyApprovesFollowers: row.manuallyApprovesFollowers!,
+      discoverable: row.discoverable!,
+      indexable: row.indexable!,
+      avatarUrl: row.avatarUrl,
+      headerUrl: row.headerUrl,
+      followersCount: row.followersCount!,
+      followingCount: row.followingCount!,
+      statusesCount: row.statusesCount!,
+      lastStatusAt: row.lastStatusAt,
+      suspended: row.suspended!,
+      silencedAt: row.silencedAt,
+      createdAt: row.createdAt!,
+    };
     const settings: AccountSettingsRow = row.hasSettings
       ? {
           actorId: actor.id,
@@ -567,7 +611,7 @@ interface PgConnection {
 }
 
 /** One row of CREDENTIALS_STATEMENT: the actor's columns are null when the user has no account. */
-type CredentialRow = { [K in keyof ActorRow]: ActorRow[K] | null } & {
+type CredentialRow = { [K in Exclude<keyof AccountActor, 'local'>]: AccountActor[K] | null } & {
   role: Role;
   disabled: boolean;
   confirmed: boolean;
@@ -582,10 +626,17 @@ type CredentialRow = { [K in keyof ActorRow]: ActorRow[K] | null } & {
   followRequestsCount: number;
 };
 
+/** The actor columns of `AccountActor`: a client start does not ship keys and inbox URLs it never reads. */
+const ACCOUNT_ACTOR_LIST = `a.id, a.type, a.username, a.domain, a.uri, a.url, a.display_name AS "displayName",
+  a.summary, a.fields, a.manually_approves_followers AS "manuallyApprovesFollowers", a.discoverable,
+  a.indexable, a.avatar_url AS "avatarUrl", a.header_url AS "headerUrl", a.followers_count AS "followersCount",
+  a.following_count AS "followingCount", a.statuses_count AS "statusesCount", a.last_status_at AS "lastStatusAt",
+  a.suspended_at IS NOT NULL AS suspended, a.silenced_at AS "silencedAt", a.created_at AS "createdAt"`;
+
 // Named, so PostgreSQL parses and plans it once per connection.
 const CREDENTIALS_STATEMENT = {
   name: 'microblog_credentials_by_user',
-  text: `SELECT u.role, u.disabled, u.confirmed_at IS NOT NULL AS confirmed, ${ACTOR_SELECT_LIST},
+  text: `SELECT u.role, u.disabled, u.confirmed_at IS NOT NULL AS confirmed, ${ACCOUNT_ACTOR_LIST},
                 s.actor_id IS NOT NULL AS "hasSettings", s.privacy, s.sensitive, s.language,
                 s.note_source AS "noteSource", s.fields_source AS "fieldsSource",
                 s.hide_collections AS "hideCollections", s.updated_at AS "settingsUpdatedAt",
