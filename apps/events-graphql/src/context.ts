@@ -1,4 +1,4 @@
-import { JwtSessions, RateLimiter, UserStore } from '@agora/auth';
+import { addressSafelist, JwtSessions, RateLimiter, UserStore } from '@agora/auth';
 import { PeriodicJobs, type JobQueue, type Logger, type Mailer, type PubSub } from '@agora/core';
 import { ActorStore, type Federation } from '@agora/federation';
 import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
@@ -59,6 +59,8 @@ export interface AppServices {
   jobs: PeriodicJobs;
   /** The time rate-limit windows are computed from; tests pin it instead of sleeping. */
   clock: () => Date;
+  /** Whether a caller at this address is never rate-limited (`RATE_LIMIT_SAFELIST`). */
+  rateLimitExempt: (ip: string | undefined) => boolean;
 }
 
 /** The composition root: the one place where the service's parts are built and wired. */
@@ -82,6 +84,7 @@ export class AppContext implements AppServices {
   readonly remoteMedia: { cache: RemoteMediaCache; jobs: RemoteMediaJobs };
   readonly jobs: PeriodicJobs;
   readonly clock: () => Date;
+  readonly rateLimitExempt: (ip: string | undefined) => boolean;
   private constructor(
     readonly config: EventsConfig,
     services: AppServices,
@@ -106,6 +109,7 @@ export class AppContext implements AppServices {
     this.remoteMedia = services.remoteMedia;
     this.jobs = services.jobs;
     this.clock = services.clock;
+    this.rateLimitExempt = services.rateLimitExempt;
   }
 
   /** Builds the context; `overrides` replace parts (tests, tools). Needs `config.db.url` (see openDatabase). */
@@ -131,6 +135,7 @@ export class AppContext implements AppServices {
       overrides.sessions ??
       new JwtSessions({ sequelize, secret: jwtSecret!, issuer: JWT_ISSUER, now: clock });
     const rateLimiter = overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, now: clock });
+    const rateLimitExempt = overrides.rateLimitExempt ?? addressSafelist(config.rateLimits.safelist);
     const statistics = overrides.statistics ?? defaultStatistics(config, sequelize, logger);
     const store = overrides.accounts ?? new UserStore({ sequelize, now: clock });
     const users =
@@ -148,6 +153,7 @@ export class AppContext implements AppServices {
         }),
         publicUrl: config.http.publicUrl,
         instanceName: () => instanceConfig.settings().instanceName,
+        rateLimitExempt,
       });
     const actors =
       overrides.actors ??
@@ -193,6 +199,7 @@ export class AppContext implements AppServices {
       remoteMedia,
       jobs,
       clock,
+      rateLimitExempt,
     };
     return new AppContext(config, services, infrastructure);
   }

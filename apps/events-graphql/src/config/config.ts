@@ -1,3 +1,4 @@
+import { addressSafelist } from '@agora/auth';
 import { z } from 'zod';
 import {
   checkS3StorageEnv,
@@ -71,6 +72,10 @@ export interface EventsConfig extends BaseServiceConfig {
     /** Signs the JWT pairs; unset outside production, a generated one is kept in the data folder. */
     jwtSecret: string | undefined;
   };
+  rateLimits: {
+    /** Addresses and CIDR ranges never rate-limited (`RATE_LIMIT_SAFELIST`); empty by default. */
+    safelist: string[];
+  };
 }
 
 const schema = z
@@ -114,6 +119,18 @@ const schema = z
     GRAPHIQL_ENABLED: envBoolean(true),
     GRAPHQL_FAST_PATH: envBoolean(true),
     STATISTICS_CACHE_SECONDS: envInt(60),
+    // Comma-separated addresses or ranges; empty by default so that tests on loopback see the limits.
+    RATE_LIMIT_SAFELIST: envList([]).refine(
+      (entries) => {
+        try {
+          addressSafelist(entries);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must list IP addresses or CIDR ranges' },
+    ),
     JWT_SECRET: z
       .string()
       .optional()
@@ -180,6 +197,7 @@ const schema = z
     statistics: { cacheSeconds: env.STATISTICS_CACHE_SECONDS },
     media: { s3: toS3StorageConfig(env) },
     auth: { jwtSecret: env.JWT_SECRET },
+    rateLimits: { safelist: env.RATE_LIMIT_SAFELIST },
   }));
 
 /** Reads the events service's configuration; every problem is reported at once as a ConfigError. */

@@ -22,6 +22,7 @@ export {
   type RateLimitSubject,
 } from './rate-limit.subjects.js';
 export {
+  addressSafelist,
   LOOPBACK_SAFELIST,
   rateLimit,
   rateLimitHeaders,

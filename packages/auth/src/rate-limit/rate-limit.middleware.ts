@@ -32,6 +32,15 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
   };
 }
 
+/**
+ * Whether an address is on a safelist of addresses and CIDR ranges (`10.0.0.0/8`): requests from
+ * there are never limited. An empty list matches nothing. Throws on an entry that is not an address.
+ */
+export function addressSafelist(entries: readonly string[]): (ip: string | undefined) => boolean {
+  const list = blockList(entries);
+  return (ip) => list !== undefined && ip !== undefined && isListed(list, ip);
+}
+
 /** What earlier rate-limit steps did for one request: counters already hit, the tightest limit seen. */
 export interface RateLimitState {
   counted: Set<string>;
@@ -58,7 +67,7 @@ export function rateLimitState(res: Response): RateLimitState {
  * Express uses it directly, so both paths limit alike.
  */
 export class RateLimitGate {
-  private readonly safelist: BlockList | undefined;
+  private readonly safelisted: (ip: string | undefined) => boolean;
   private readonly logger: Logger | undefined;
   private readonly failures = { lastLoggedAt: 0, unreported: 0 };
 
@@ -66,13 +75,13 @@ export class RateLimitGate {
     private readonly limiter: RateLimiter,
     options: Pick<RateLimitMiddlewareOptions, 'safelist' | 'logger'> = {},
   ) {
-    this.safelist = blockList(options.safelist ?? []);
+    this.safelisted = addressSafelist(options.safelist ?? []);
     this.logger = options.logger ?? limiter.logger;
   }
 
   /** Whether requests from `ip` are never limited. */
   exempt(ip: string | undefined): boolean {
-    return this.safelist !== undefined && ip !== undefined && isListed(this.safelist, ip);
+    return this.safelisted(ip);
   }
 
   /**

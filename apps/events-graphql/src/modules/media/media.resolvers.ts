@@ -106,7 +106,7 @@ export const mediaResolvers: Resolvers = {
   RootMutationType: {
     uploadMedia: async (_parent, { actorId, alt, file, name }, ctx) => {
       const user = await requireUser(ctx);
-      if (ctx.ip) {
+      if (ctx.ip && !ctx.app.rateLimitExempt(ctx.ip)) {
         await ctx.app.rateLimiter.enforce([
           { policy: EVENTS_POLICIES.uploadMedia.ip, subject: ipSubject(ctx.ip) },
         ]);

@@ -378,8 +378,8 @@ describe('users', () => {
   });
 
   it('shows the sign-in history to its owner and to moderators, never the tokens', async () => {
-    const user = await signedUp(server, 'judy@example.org');
-    const moderator = await signedUp(server, 'kim@example.org');
+    const user = await signedUp(server, 'olivia@example.org');
+    const moderator = await signedUp(server, 'peggy@example.org');
     await promote(server, moderator.user.id, 'MODERATOR');
     const fields = `lastSignInAt lastSignInIp currentSignInAt currentSignInIp confirmationSentAt
       resetPasswordSentAt confirmationToken resetPasswordToken email role`;
@@ -399,14 +399,14 @@ describe('users', () => {
       resetPasswordSentAt: null,
       confirmationToken: null,
       resetPasswordToken: null,
-      email: 'judy@example.org',
+      email: 'olivia@example.org',
       role: 'USER',
     });
     expect(own.currentSignInAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(own.currentSignInIp).to.be.a('string');
 
     const listed = ok<{ elements: Array<Record<string, unknown>> }>(
-      await gql(server, `{ users(email: "judy") { elements { ${fields} } } }`, {
+      await gql(server, `{ users(email: "olivia") { elements { ${fields} } } }`, {
         token: moderator.accessToken,
       }),
       'users',
@@ -581,5 +581,41 @@ describe('rate limits', () => {
       answers.push(response.body.errors ? String(response.body.errors[0]!.message) : 'ok');
     }
     expect(answers.slice(-1)).to.deep.equal(['Too many requests']);
+  });
+});
+
+describe('rate limits with RATE_LIMIT_SAFELIST', () => {
+  let relaxed: TestServer;
+  const clock = () => new Date('2030-01-01T00:00:30Z');
+  before(async () => {
+    relaxed = await startTestServer(
+      'users-safelist',
+      { REGISTRATIONS_OPEN: 'true', TRUST_PROXY: 'true', RATE_LIMIT_SAFELIST: '203.0.113.0/24' },
+      { clock },
+    );
+  });
+  after(() => relaxed?.stop());
+
+  it('never limits a safelisted address, and still limits the others', async () => {
+    const email = 'mallory@example.org';
+    await signedUp(relaxed, email);
+    const attempts = async (ip: () => string) => {
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i += 1) {
+        const response = await gql(relaxed, LOGIN, {
+          variables: { email, password: 'wrong guess' },
+          ip: ip(),
+        });
+        seen.add(String(response.body.errors?.[0]?.message));
+      }
+      return seen;
+    };
+    let host = 0;
+    const safelisted = await attempts(() => `203.0.113.${++host}`);
+    expect([...safelisted])
+      .to.have.lengthOf(1)
+      .and.not.include('Too many requests');
+    // The safelisted attempts were not counted; the per-email limit still holds for everyone else.
+    expect([...(await attempts(freshIp))]).to.include('Too many requests');
   });
 });
