@@ -64,7 +64,9 @@ export async function writeOriginal(
     withoutEnlargement: true,
   });
   let contentType = mime;
-  if (mime === 'image/jpeg') image = image.jpeg({ quality: 85, mozjpeg: true });
+  // Plain libjpeg with optimised Huffman tables: mozjpeg's trellis search saves ~12% of the bytes of
+  // a full-size photo for ~12× the encoding time, and this encode is most of an upload's cost.
+  if (mime === 'image/jpeg') image = image.jpeg({ quality: 85, optimiseCoding: true });
   else if (mime === 'image/png') image = image.png({ compressionLevel: 9 });
   else if (mime === 'image/gif') image = image.gif();
   else {

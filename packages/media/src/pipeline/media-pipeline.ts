@@ -1,6 +1,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { BadInput } from '@agora/core';
 import { MASTODON_MEDIA_LIMITS, MediaTooLarge, type MediaLimits } from '../limits/media-limits.js';
 import { extensionFor, type MediaStorage } from '../storage/storage.port.js';
@@ -74,11 +75,19 @@ interface Processed {
   blurhash: string | null;
 }
 
+/** Files processed at once: one core stays with the event loop (and at most 4 run at once). */
+export function defaultMediaConcurrency(): number {
+  return Math.min(4, Math.max(1, availableParallelism() - 1));
+}
+
 export function createMediaPipeline(options: MediaPipelineOptions): MediaPipeline {
   const { storage } = options;
   const limits = options.limits ?? MASTODON_MEDIA_LIMITS;
   const tmpDir = options.tmpDir ?? tmpdir();
-  const slots = new Semaphore(Math.max(1, options.concurrency ?? 2));
+  // One libvips thread per image (a process-wide setting): images run in parallel only as far as
+  // `slots` lets them, so they never take every libuv and CPU thread from the event loop.
+  sharp.concurrency(1);
+  const slots = new Semaphore(Math.max(1, options.concurrency ?? defaultMediaConcurrency()));
   let tools: Promise<FfmpegTools | null> | undefined;
   const ffmpeg = () => (tools ??= locateFfmpeg(options.ffmpegPath));
 
