@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ConfigError } from '@agora/core';
-import { loadBenchConfig, UsageError } from './config.js';
+import { loadBenchConfig, selectParts, UsageError } from './config.js';
 import { benchDatabaseName, databaseUrl } from './database.js';
 
 describe('bench configuration', () => {
@@ -68,5 +68,26 @@ describe('bench configuration', () => {
     expect(databaseUrl('postgres://u:p@127.0.0.1:5432/postgres?sslmode=disable', name)).to.equal(
       `postgres://u:p@127.0.0.1:5432/${name}?sslmode=disable`,
     );
+  });
+
+  it('runs the delivery and upload benchmarks in a full run, or when --only names them', () => {
+    expect(selectParts([])).to.deep.equal({
+      scenarios: [],
+      noScenarios: false,
+      delivery: true,
+      uploads: true,
+    });
+    expect(selectParts(['uploads'])).to.deep.equal({
+      scenarios: [],
+      noScenarios: true,
+      delivery: false,
+      uploads: true,
+    });
+    expect(selectParts(['delivery', 'events-config'])).to.deep.equal({
+      scenarios: ['events-config'],
+      noScenarios: false,
+      delivery: true,
+      uploads: false,
+    });
   });
 });

@@ -42,9 +42,30 @@ export const USAGE = `Usage: pnpm bench [--quick] [--duration <s>] [--rounds <n>
   --connections <n>  concurrent connections (default 10)
   --only <names>     comma-separated scenario names or ids to run (baselines always run);
                      "delivery" = the signed-delivery benchmark (part of a full run)
+                     "uploads" = 1 MB JPEG uploads per service with GET /health probed (part of a full run)
 
 Environment: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else an embedded PostgreSQL),
 BENCH_CONNECTIONS, BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP.`;
+
+/** What --only selects: HTTP scenario names, and the benchmarks that are not HTTP scenarios. */
+export interface SelectedParts {
+  scenarios: string[];
+  /** No scenario selected, but --only was given: only the named benchmarks run. */
+  noScenarios: boolean;
+  delivery: boolean;
+  uploads: boolean;
+}
+
+/** A full run (empty list) runs everything; otherwise "delivery" and "uploads" name those benchmarks. */
+export function selectParts(only: string[]): SelectedParts {
+  const scenarios = only.filter((name) => name !== 'delivery' && name !== 'uploads');
+  return {
+    scenarios,
+    noScenarios: only.length > 0 && scenarios.length === 0,
+    delivery: only.length === 0 || only.includes('delivery'),
+    uploads: only.length === 0 || only.includes('uploads'),
+  };
+}
 
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { runDeliveryBench, type DeliveryBenchResult } from '@agora/federation/bench';
 import autocannon from 'autocannon';
 import { ConfigError, createLogger, processEnv } from '@agora/core';
-import { loadBenchConfig, UsageError, USAGE, type BenchConfig } from './config.js';
+import { loadBenchConfig, selectParts, UsageError, USAGE, type BenchConfig } from './config.js';
 import { obtainPostgres, type BenchPostgres } from './database.js';
 import {
   freePort,
@@ -52,6 +52,7 @@ import {
   type Scenario,
 } from './scenarios.js';
 import type { Seeded } from './seeds.js';
+import { runUploadBench, type UploadBenchResult } from './uploads.js';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const TOOLING_DIR = join(BENCH_DIR, '..');
@@ -76,6 +77,7 @@ interface Target {
 let currentLoad: autocannon.Instance | undefined;
 let aborted = false;
 let cleanup: (() => Promise<void>) | undefined;
+const interrupted = new AbortController();
 
 /** Only a few inherited variables reach the servers, so the shell's settings cannot skew a run. */
 function childEnv(extra: Record<string, string>): Record<string, string> {
@@ -434,13 +436,12 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  // `delivery` names the federation delivery benchmark (not an HTTP scenario): it runs in a full
-  // run and with --only delivery.
-  const httpOnly = config.only.filter((name) => name !== 'delivery');
-  const withDelivery = config.only.length === 0 || httpOnly.length < config.only.length;
+  // `delivery` (the federation delivery benchmark) and `uploads` are no HTTP scenarios: they run in
+  // a full run and when --only names them.
+  const parts = selectParts(config.only);
   let scenarios: Scenario[];
   try {
-    scenarios = config.only.length > 0 && httpOnly.length === 0 ? [] : selectScenarios(SCENARIOS, httpOnly);
+    scenarios = parts.noScenarios ? [] : selectScenarios(SCENARIOS, parts.scenarios);
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${USAGE}`);
     return 2;
@@ -496,7 +497,7 @@ async function main(): Promise<number> {
     }
 
     let delivery: DeliveryBenchResult | undefined;
-    if (withDelivery) {
+    if (parts.delivery) {
       console.log('\nsigned deliveries from one worker process to a loopback inbox:');
       delivery = await runDeliveryBench({
         databaseUrl: await postgres.createDatabase('delivery'),
@@ -510,7 +511,25 @@ async function main(): Promise<number> {
       );
     }
 
-    const broken = results.filter((r) => r.outcome === 'failed' || r.outcome === 'errors');
+    let uploads: UploadBenchResult | undefined;
+    if (parts.uploads) {
+      console.log('\nuploads of a 1 MB JPEG through each service, GET /health probed meanwhile:');
+      uploads = await runUploadBench({
+        seconds: config.durationSec,
+        createDatabase: (label) => postgres.createDatabase(label),
+        dataDir,
+        serverEnv: childEnv,
+        print: (line) => console.log(`  ${line}`),
+        signal: interrupted.signal,
+      });
+    }
+
+    const broken = [
+      ...results.filter((r) => r.outcome === 'failed' || r.outcome === 'errors'),
+      ...(uploads?.services ?? [])
+        .filter((s) => s.outcome !== 'ok')
+        .map((s) => ({ name: `uploads ${s.service}` })),
+    ];
     const report = {
       version: 1,
       startedAt: startedAt.toISOString(),
@@ -533,6 +552,7 @@ async function main(): Promise<number> {
       results,
       targets: targetLines,
       ...(delivery ? { delivery } : {}),
+      ...(uploads ? { uploads } : {}),
     };
     const file = await writeResults(report, startedAt);
     console.log(`\nresults: ${relative(ROOT_DIR, file)}`);
@@ -551,6 +571,7 @@ async function main(): Promise<number> {
 function onSignal(signal: NodeJS.Signals) {
   console.error(`\n${signal}: stopping servers and cleaning up…`);
   aborted = true;
+  interrupted.abort();
   currentLoad?.stop();
   const done = cleanup ? cleanup() : Promise.resolve();
   done.finally(() => process.exit(130));

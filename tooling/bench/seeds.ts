@@ -41,10 +41,15 @@ export async function createConfirmedUsers(databaseUrl: string, count: number): 
   }
 }
 
-async function postJson(url: string, body: unknown, contentType = 'application/json'): Promise<unknown> {
+async function postJson(
+  url: string,
+  body: unknown,
+  contentType = 'application/json',
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': contentType },
+    headers: { ...headers, 'content-type': contentType },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
@@ -80,6 +85,22 @@ export function eventsLoginBody(user: SeededUser): string {
 export async function eventsAccessToken(baseUrl: string, user: SeededUser): Promise<string> {
   const result = await postJson(`${baseUrl}/api`, eventsLoginBody(user));
   return requireString(pick(result, ['data', 'login', 'accessToken']), 'data.login.accessToken', result);
+}
+
+export const EVENTS_CREATE_PERSON_MUTATION =
+  'mutation CreatePerson($preferredUsername: String!) { createPerson(preferredUsername: $preferredUsername) { id } }';
+
+/** GraphQL `createPerson`: the user's first profile (uploads belong to a profile). Returns its id. */
+export async function eventsProfile(baseUrl: string, accessToken: string): Promise<string> {
+  const body = JSON.stringify({
+    operationName: 'CreatePerson',
+    query: EVENTS_CREATE_PERSON_MUTATION,
+    variables: { preferredUsername: `bench_${randomBytes(4).toString('hex')}` },
+  });
+  const result = await postJson(`${baseUrl}/api`, body, 'application/json', {
+    authorization: `Bearer ${accessToken}`,
+  });
+  return requireString(pick(result, ['data', 'createPerson', 'id']), 'data.createPerson.id', result);
 }
 
 export interface MicroblogApp {
