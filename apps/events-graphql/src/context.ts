@@ -179,7 +179,7 @@ export class AppContext implements AppServices {
         logger: logger.child({ component: 'jobs' }),
         clock,
         jobs: [
-          ...maintenanceJobs({ accounts: store, rateLimiter, sessions }),
+          ...maintenanceJobs({ accounts: store, rateLimiter, sessions, media }),
           ...federation.maintenanceJobs(),
         ],
       });

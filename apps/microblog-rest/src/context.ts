@@ -223,7 +223,7 @@ export class AppContext implements AppContextParts {
           queue: infrastructure.queue,
           logger: logger.child({ component: 'jobs' }),
           clock: () => new Date(),
-          jobs: [...maintenanceJobs({ users, rateLimiter, pushHub }), ...federation.maintenanceJobs()],
+          jobs: [...maintenanceJobs({ users, rateLimiter, pushHub, media }), ...federation.maintenanceJobs()],
         });
       return new AppContext(
         {

@@ -12,3 +12,4 @@ export type { MediaPipeline, MediaPipelineOptions, ProcessRequest } from './pipe
 export { SUPPORTED_MIME_TYPES, type MediaType } from './pipeline/sniff.js';
 export type { MediaInput } from './pipeline/spool.js';
 export * from './remote/index.js';
+export * from './orphans/orphan-files.js';

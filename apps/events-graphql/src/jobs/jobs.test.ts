@@ -1,4 +1,8 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import sharp from 'sharp';
 import { QueryTypes } from 'sequelize';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { MAINTENANCE_JOBS } from './maintenance.js';
@@ -44,6 +48,7 @@ describe('periodic jobs', () => {
         [MAINTENANCE_JOBS.purgeUnconfirmedUsers]: HOUR_MS,
         [MAINTENANCE_JOBS.sweepRateLimits]: 10 * 60_000,
         [MAINTENANCE_JOBS.purgeExpiredRefreshTokens]: 24 * HOUR_MS,
+        [MAINTENANCE_JOBS.purgeOrphanMedia]: 10 * 60_000,
         [FEDERATION_JOBS.purgeInboxReceipts]: HOUR_MS,
         [FEDERATION_JOBS.generateMissingKeys]: 10 * 60_000,
       };
@@ -109,6 +114,48 @@ describe('periodic jobs', () => {
     await drainDue(server, [MAINTENANCE_JOBS.purgeExpiredRefreshTokens]);
 
     expect(await tokens()).to.equal(1);
+  });
+
+  it("deletes the files of a deleted profile's media, and only once no row shares them", async () => {
+    const user = await newUser(true);
+    const profile = (username: string) =>
+      server.ctx.persons.create(user, { preferredUsername: username, name: '', summary: '' });
+    const keeper = await profile('keeper');
+    const leaver = await profile('leaver');
+    const picture = async (name: string, background = '#36c') => {
+      const file = join(await mkdtemp(join(tmpdir(), 'agora-orphans-')), name);
+      await sharp({ create: { width: 64, height: 48, channels: 3, background } })
+        .png()
+        .toFile(file);
+      return file;
+    };
+    const gone = await server.ctx.media.upload(user.id, leaver, await picture('gone.png'), {
+      name: 'gone',
+      alt: null,
+    });
+    // The same bytes uploaded by the other profile share the stored files.
+    const shared = await server.ctx.media.upload(user.id, keeper, await picture('shared.png'), {
+      name: 'shared',
+      alt: null,
+    });
+    const lone = await server.ctx.media.upload(user.id, leaver, await picture('lone.png', '#c63'), {
+      name: 'lone',
+      alt: null,
+    });
+    expect(shared.fileKey).to.equal(gone.fileKey);
+    expect(lone.fileKey).to.not.equal(gone.fileKey);
+    const loneKeys = [lone.fileKey, ...(lone.smallKey ? [lone.smallKey] : [])];
+
+    await server.ctx.persons.remove(user, leaver.id);
+    const exists = async (key: string) => (await server.ctx.media.storage.head(key)) !== null;
+    expect(await exists(lone.fileKey), 'kept until the job runs').to.equal(true);
+
+    await server.ctx.jobs.schedule(MAINTENANCE_JOBS.purgeOrphanMedia, now, { repeat: false });
+    await drainDue(server, [MAINTENANCE_JOBS.purgeOrphanMedia]);
+
+    for (const key of loneKeys) expect(await exists(key), key).to.equal(false);
+    expect(await exists(shared.fileKey), 'still shown by the other profile').to.equal(true);
+    expect(await count(server, 'SELECT count(*)::int AS count FROM media_file_orphans')).to.equal(0);
   });
 
   it('runs a period enqueued twice once', async () => {

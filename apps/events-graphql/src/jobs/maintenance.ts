@@ -12,16 +12,18 @@ export const MAINTENANCE_JOBS = {
   purgeUnconfirmedUsers: 'purge-unconfirmed-users',
   sweepRateLimits: 'sweep-rate-limits',
   purgeExpiredRefreshTokens: 'purge-expired-refresh-tokens',
+  purgeOrphanMedia: 'purge-orphan-media',
 } as const;
 
 export interface MaintenanceDeps {
   accounts: Pick<UserStore, 'purgeUnconfirmed'>;
   rateLimiter: Pick<RateLimiter, 'sweep'>;
   sessions: Pick<JwtSessions, 'purgeExpired'>;
+  media: { purgeOrphanFiles(): Promise<number> };
 }
 
 /** The housekeeping of accounts and sessions: each job deletes rows nobody will read again. */
-export function maintenanceJobs({ accounts, rateLimiter, sessions }: MaintenanceDeps): PeriodicJob[] {
+export function maintenanceJobs({ accounts, rateLimiter, sessions, media }: MaintenanceDeps): PeriodicJob[] {
   return [
     {
       name: MAINTENANCE_JOBS.purgeUnconfirmedUsers,
@@ -38,6 +40,12 @@ export function maintenanceJobs({ accounts, rateLimiter, sessions }: Maintenance
       name: MAINTENANCE_JOBS.purgeExpiredRefreshTokens,
       periodMs: DAY_MS,
       run: () => sessions.purgeExpired(),
+    },
+    {
+      // Files of media rows deleted with their profile or account (the table's trigger queued them).
+      name: MAINTENANCE_JOBS.purgeOrphanMedia,
+      periodMs: 10 * MINUTE_MS,
+      run: () => media.purgeOrphanFiles(),
     },
   ];
 }

@@ -6,6 +6,7 @@ import { createAdminSettings } from './20261122000000-create-admin-settings.js';
 import { createUserSettings } from './20261122110000-create-user-settings.js';
 import { actorOwners } from './20261122130000-actor-owners.js';
 import { createMedia } from './20261123090000-create-media.js';
+import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
 
 /** The migrations this service applies, in order: the packages' sets first, then the app's own. */
 export function migrationSets(): MigrationSet[] {
@@ -15,7 +16,7 @@ export function migrationSets(): MigrationSet[] {
     mediaMigrationSet(),
     {
       owner: 'events-graphql',
-      migrations: [createAdminSettings, createUserSettings, actorOwners, createMedia],
+      migrations: [createAdminSettings, createUserSettings, actorOwners, createMedia, mediaOrphanKeys],
     },
   ];
 }

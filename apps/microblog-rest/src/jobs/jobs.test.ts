@@ -36,6 +36,7 @@ describe('microblog housekeeping jobs', () => {
       [MAINTENANCE_JOBS.purgeUnconfirmedUsers]: HOUR_MS,
       [MAINTENANCE_JOBS.sweepRateLimits]: 10 * MINUTE_MS,
       [MAINTENANCE_JOBS.purgePushSubscriptions]: HOUR_MS,
+      [MAINTENANCE_JOBS.purgeOrphanMedia]: 10 * MINUTE_MS,
       [FEDERATION_JOBS.purgeInboxReceipts]: HOUR_MS,
       [FEDERATION_JOBS.generateMissingKeys]: 10 * MINUTE_MS,
     };
@@ -82,6 +83,34 @@ describe('microblog housekeeping jobs', () => {
       `SELECT username AS value FROM actors WHERE domain IS NULL AND type = 'Person'`,
     );
     expect(accounts).to.include.members(['fresh', 'confirmed']).and.not.include('stale');
+  });
+
+  it("deletes the files of a deleted account's attachments", async () => {
+    const { user } = await t.ctx.users.create({
+      email: 'leaving@example.org',
+      password: 'long enough',
+      confirmed: true,
+    });
+    const account = await t.ctx.actors.createLocal({ type: 'Person', username: 'leaving', userId: user.id });
+    const keys = {
+      original: 'media_attachments/files/leaving/original.png',
+      small: 'media_attachments/files/leaving/small.png',
+    };
+    for (const key of Object.values(keys))
+      await t.ctx.mediaStorage.put(key, Buffer.from('png bytes'), 'image/png');
+    await t.ctx.sequelize.query(
+      `INSERT INTO media_attachments (account_id, type, file_keys, content_type) VALUES ($1, 'image', $2, 'image/png')`,
+      { bind: [account.id, JSON.stringify(keys)] },
+    );
+    const exists = async (key: string) => (await t.ctx.mediaStorage.head(key)) !== null;
+
+    // The account and its attachments go with the user (foreign keys); the files wait for the job.
+    await t.ctx.sequelize.query('DELETE FROM users WHERE id = $1', { bind: [user.id] });
+    expect(await exists(keys.original)).to.equal(true);
+    await runNow(MAINTENANCE_JOBS.purgeOrphanMedia);
+
+    for (const key of Object.values(keys)) expect(await exists(key), key).to.equal(false);
+    expect(await column('SELECT key AS value FROM media_file_orphans')).to.deep.equal([]);
   });
 
   it('sweeps rate-limit windows that are over', async () => {

@@ -12,16 +12,18 @@ export const MAINTENANCE_JOBS = {
   purgeUnconfirmedUsers: 'microblog.purge-unconfirmed-users',
   sweepRateLimits: 'microblog.sweep-rate-limits',
   purgePushSubscriptions: 'microblog.purge-push-subscriptions',
+  purgeOrphanMedia: 'microblog.purge-orphan-media',
 } as const;
 
 export interface MaintenanceDeps {
   users: Pick<UserStore, 'purgeUnconfirmed'>;
   rateLimiter: Pick<RateLimiter, 'sweep'>;
   pushHub: Pick<PushHub, 'purgeExpired'>;
+  media: { purgeOrphanFiles(): Promise<number> };
 }
 
 /** The microblog's own housekeeping; the federation package adds its jobs beside these. */
-export function maintenanceJobs({ users, rateLimiter, pushHub }: MaintenanceDeps): PeriodicJob[] {
+export function maintenanceJobs({ users, rateLimiter, pushHub, media }: MaintenanceDeps): PeriodicJob[] {
   return [
     {
       // The account (actor) goes with its user: the foreign key cascades.
@@ -39,6 +41,12 @@ export function maintenanceJobs({ users, rateLimiter, pushHub }: MaintenanceDeps
       name: MAINTENANCE_JOBS.purgePushSubscriptions,
       periodMs: HOUR_MS,
       run: () => pushHub.purgeExpired(),
+    },
+    {
+      // Files of attachments deleted with their account (the table's trigger queued them).
+      name: MAINTENANCE_JOBS.purgeOrphanMedia,
+      periodMs: 10 * MINUTE_MS,
+      run: () => media.purgeOrphanFiles(),
     },
   ];
 }

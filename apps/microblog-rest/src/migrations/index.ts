@@ -8,6 +8,7 @@ import { sessionsTwoFactor } from './20261122020000-sessions-two-factor.js';
 import { accountOwners } from './20261122030000-account-owners.js';
 import { accountSettings } from './20261122040000-account-settings.js';
 import { mediaAttachments } from './20261123000000-media-attachments.js';
+import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
 
 /** The migration sets this service applies, in order: packages' sets first, then the app's own. */
 export function migrationSets(): MigrationSet[] {
@@ -24,6 +25,7 @@ export function migrationSets(): MigrationSet[] {
         accountOwners,
         accountSettings,
         mediaAttachments,
+        mediaOrphanKeys,
       ],
     },
   ];

@@ -1,6 +1,12 @@
 import { BadInput, Forbidden, NotFound, type Logger } from '@agora/core';
 import type { Actor, ActorStore } from '@agora/federation';
-import { MediaTooLarge, type MediaPipeline, type MediaStorage, type ProcessedMedia } from '@agora/media';
+import {
+  MediaTooLarge,
+  purgeOrphanFiles,
+  type MediaPipeline,
+  type MediaStorage,
+  type ProcessedMedia,
+} from '@agora/media';
 import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { MediaKind, MediaModel, MediaRow } from './media.model.js';
 
@@ -177,6 +183,26 @@ export class MediaService {
       });
     }
     return media;
+  }
+
+  /**
+   * Deletes the files of media rows that went away with their profile or account (queued by the
+   * `media` table's trigger) once no other row shares them; returns how many files went.
+   */
+  purgeOrphanFiles(): Promise<number> {
+    return purgeOrphanFiles({
+      sequelize: this.options.sequelize,
+      logger: this.options.logger,
+      deleteFile: (key) => this.options.storage.delete(key),
+      stillReferenced: async (keys) => {
+        const rows = await this.options.sequelize.query<{ key: string }>(
+          `SELECT file_key AS key FROM media WHERE file_key = ANY($1)
+           UNION SELECT small_key FROM media WHERE small_key = ANY($1)`,
+          { bind: [keys], type: QueryTypes.SELECT },
+        );
+        return new Set(rows.map((row) => row.key));
+      },
+    });
   }
 
   /** Whether the actor is one of the user's profiles. */

@@ -1,7 +1,13 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { BadInput, NotFound, type JobQueue, type Logger } from '@agora/core';
-import type { MediaLimits, MediaPipeline, MediaStorage, ProcessedMedia } from '@agora/media';
+import {
+  purgeOrphanFiles,
+  type MediaLimits,
+  type MediaPipeline,
+  type MediaStorage,
+  type ProcessedMedia,
+} from '@agora/media';
 import type { Sequelize } from 'sequelize';
 import {
   defineMediaAttachmentModel,
@@ -297,6 +303,19 @@ export class MediaAttachmentService {
       );
     }
     return value;
+  }
+
+  /**
+   * Deletes the files of attachments that went with their account (queued by the table's trigger);
+   * returns how many files went. Attachments never share files: each upload has keys of its own.
+   */
+  purgeOrphanFiles(): Promise<number> {
+    return purgeOrphanFiles({
+      sequelize: this.deps.sequelize,
+      logger: this.deps.logger,
+      deleteFile: (key) => this.deps.storage.delete(key),
+      stillReferenced: () => Promise.resolve(new Set<string>()),
+    });
   }
 
   private async removeKeys(keys: MediaFileKeys): Promise<void> {
