@@ -41,6 +41,8 @@ export const ACCESS_TTL_SECONDS = 15 * 60;
 export const REFRESH_TTL_SECONDS = 60 * 24 * 3600;
 
 const SUBJECT_PREFIX = 'User:';
+// Verified access tokens remembered at once (about 4 MB at most).
+const VERIFIED_ACCESS_MAX = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface RefreshClaims {
@@ -64,6 +66,11 @@ export class JwtSessions {
   private readonly now: () => Date;
   /** The same secret as a KeyObject, made once: verification hashes with it on every request. */
   private readonly verifyKey: KeyObject;
+  /**
+   * Access tokens already verified, until their `exp`: a client sends the same token for 15 minutes,
+   * so its HMAC and JSON need checking once. Oldest first, bounded; only valid tokens are kept.
+   */
+  private readonly verifiedAccess = new Map<string, { userId: string; jti: string; exp: number }>();
 
   constructor(options: JwtSessionsOptions) {
     const key =
@@ -98,9 +105,19 @@ export class JwtSessions {
 
   /** `verifyAccess` without the promise: the check is synchronous (one HMAC, no I/O). */
   checkAccess(token: string): AccessCheck {
+    const known = this.verifiedAccess.get(token);
+    // Expired as the full check says it (exp at or before the current second): that check answers why.
+    if (known && known.exp > Math.floor(this.now().getTime() / 1000)) {
+      return { ok: true, userId: known.userId, jti: known.jti, expiresAt: new Date(known.exp * 1000) };
+    }
     const verified = this.verify(token, 'access');
     if (!verified.ok) return verified;
     const { userId, jti, exp } = verified;
+    this.verifiedAccess.delete(token);
+    if (this.verifiedAccess.size >= VERIFIED_ACCESS_MAX) {
+      this.verifiedAccess.delete(this.verifiedAccess.keys().next().value!);
+    }
+    this.verifiedAccess.set(token, { userId, jti, exp });
     return { ok: true, userId, jti, expiresAt: new Date(exp * 1000) };
   }
 
