@@ -38,8 +38,22 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
  */
 export function addressSafelist(entries: readonly string[]): (ip: string | undefined) => boolean {
   const list = blockList(entries);
-  return (ip) => list !== undefined && ip !== undefined && isListed(list, ip);
+  if (list === undefined) return () => false;
+  // Answers by address string: parsing an address for the BlockList costs more than the lookup.
+  const known = new Map<string, boolean>();
+  return (ip) => {
+    if (ip === undefined) return false;
+    let listed = known.get(ip);
+    if (listed === undefined) {
+      listed = isListed(list, ip);
+      if (known.size >= SAFELIST_MEMO_MAX) known.clear();
+      known.set(ip, listed);
+    }
+    return listed;
+  };
 }
+
+const SAFELIST_MEMO_MAX = 4096;
 
 /** What earlier rate-limit steps did for one request: counters already hit, the tightest limit seen. */
 export interface RateLimitState {
