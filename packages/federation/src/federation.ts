@@ -79,6 +79,7 @@ export class Federation {
     this.follows = new FollowStore(sequelize);
     this.remoteActors = new RemoteActorResolver({
       actors,
+      domainBlocks: this.domainBlocks,
       fetch: this.fetch,
       sanitize: sanitizeRemoteHtml,
       logger,

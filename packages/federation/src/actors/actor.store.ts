@@ -51,6 +51,8 @@ export interface RemoteActorInput extends ActorUrls, ActorUpdate {
   followersCount?: number;
   followingCount?: number;
   statusesCount?: number;
+  /** Set when the actor is first stored (its domain is silenced); an existing actor keeps its own. */
+  silencedAt?: Date | null;
 }
 
 export interface ActorSigningKey {
@@ -393,7 +395,12 @@ export class ActorStore {
         await existing.update(values);
         return toActor(existing.get());
       }
-      const created = await this.model.create({ ...values, createdAt: now });
+      // A new actor of a silenced domain starts silenced (existing ones were silenced with the block).
+      const created = await this.model.create({
+        ...values,
+        silencedAt: input.silencedAt ?? null,
+        createdAt: now,
+      });
       return toActor(created.get());
     } catch (error) {
       throw mapUniqueName(error);

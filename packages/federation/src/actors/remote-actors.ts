@@ -1,4 +1,5 @@
 import type { Logger } from '@agora/core';
+import type { DomainBlocks } from '../moderation/domain-blocks.js';
 import type { GuardedFetch } from '../fetch/index.js';
 import type { KeyResolver, ResolvedKey } from '../signatures/index.js';
 import type { ActorStore, RemoteActorInput } from './actor.store.js';
@@ -21,6 +22,8 @@ export interface RemoteActorResolverOptions {
   now?: () => Date;
   /** Called after a fetched remote actor is stored (e.g. to cache its images); failures are only logged. */
   onActorStored?: (actor: Actor) => void | Promise<void>;
+  /** New actors of a silenced domain start silenced (`limited`). */
+  domainBlocks?: Pick<DomainBlocks, 'silencedAt'>;
 }
 
 export class RemoteActorError extends Error {}
@@ -95,7 +98,8 @@ export class RemoteActorResolver {
    * remote profile enters — a fetch, or an Update in the inbox — goes through here.
    */
   async store(input: RemoteActorInput): Promise<Actor> {
-    const stored = await this.options.actors.upsertRemote(input);
+    const silencedAt = (await this.options.domainBlocks?.silencedAt(input.domain)) ?? null;
+    const stored = await this.options.actors.upsertRemote({ ...input, silencedAt });
     for (const hook of this.storedHooks) {
       await Promise.resolve()
         .then(() => hook(stored))

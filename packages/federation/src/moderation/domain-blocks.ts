@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 
 export type DomainBlockSeverity = 'suspend' | 'silence' | 'noop';
 
@@ -7,6 +7,7 @@ export interface DomainBlock {
   severity: DomainBlockSeverity;
   rejectMedia: boolean;
   rejectReports: boolean;
+  createdAt: Date;
 }
 
 /**
@@ -14,6 +15,9 @@ export interface DomainBlock {
  * Read on every inbox request and fetch, so the table is cached in memory and reloaded after
  * `ttlMs` or at once after a change made through this object.
  */
+// Remote actors of the domain in $1 or of its subdomains.
+const OF_DOMAIN = `domain IS NOT NULL AND (lower(domain) = $1 OR right(lower(domain), length($1) + 1) = '.' || $1)`;
+
 export class DomainBlocks {
   private cache: Map<string, DomainBlock> | undefined;
   private loadedAt = 0;
@@ -24,31 +28,69 @@ export class DomainBlocks {
     private readonly ttlMs = 30_000,
   ) {}
 
+  /**
+   * Blocks a domain and its subdomains, or changes its block. `silence` limits the domain's known
+   * actors (and new ones, see `silencedAt`): their `silenced_at` is the block's creation time, so
+   * lifting the block later unsilences exactly those, not actors a moderator silenced on their own.
+   */
   async block(input: {
     domain: string;
     severity: DomainBlockSeverity;
     rejectMedia?: boolean;
     rejectReports?: boolean;
   }) {
-    await this.sequelize.query(
-      `INSERT INTO domain_blocks (domain, severity, reject_media, reject_reports) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (domain) DO UPDATE SET severity = EXCLUDED.severity, reject_media = EXCLUDED.reject_media,
-         reject_reports = EXCLUDED.reject_reports, updated_at = now()`,
-      {
-        bind: [
-          normalize(input.domain),
-          input.severity,
-          input.rejectMedia ?? false,
-          input.rejectReports ?? false,
-        ],
-      },
-    );
+    const domain = normalize(input.domain);
+    await this.sequelize.transaction(async (transaction) => {
+      const [row] = await this.sequelize.query<{ created_at: Date }>(
+        `INSERT INTO domain_blocks (domain, severity, reject_media, reject_reports) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (domain) DO UPDATE SET severity = EXCLUDED.severity, reject_media = EXCLUDED.reject_media,
+           reject_reports = EXCLUDED.reject_reports, updated_at = now()
+         RETURNING created_at`,
+        {
+          bind: [domain, input.severity, input.rejectMedia ?? false, input.rejectReports ?? false],
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
+      const since = row!.created_at;
+      if (input.severity === 'silence') {
+        await this.sequelize.query(
+          `UPDATE actors SET silenced_at = $2 WHERE silenced_at IS NULL AND ${OF_DOMAIN}`,
+          { bind: [domain, since], transaction },
+        );
+      } else {
+        await this.unsilence(domain, since, transaction);
+      }
+    });
     this.cache = undefined;
   }
 
   async unblock(domain: string): Promise<void> {
-    await this.sequelize.query('DELETE FROM domain_blocks WHERE domain = $1', { bind: [normalize(domain)] });
+    const host = normalize(domain);
+    await this.sequelize.transaction(async (transaction) => {
+      const [row] = await this.sequelize.query<{ created_at: Date }>(
+        'DELETE FROM domain_blocks WHERE domain = $1 RETURNING created_at',
+        { bind: [host], type: QueryTypes.SELECT, transaction },
+      );
+      if (row) await this.unsilence(host, row.created_at, transaction);
+    });
     this.cache = undefined;
+  }
+
+  /** When a new remote actor of `host` must start silenced: the silencing block's creation time. */
+  async silencedAt(host: string): Promise<Date | null> {
+    const block = await this.find(host);
+    return block?.severity === 'silence' ? block.createdAt : null;
+  }
+
+  private async unsilence(domain: string, since: Date, transaction: Transaction): Promise<void> {
+    await this.sequelize.query(
+      `UPDATE actors SET silenced_at = NULL WHERE silenced_at = $2 AND ${OF_DOMAIN}`,
+      {
+        bind: [domain, since],
+        transaction,
+      },
+    );
   }
 
   /** The block applying to a host (its own or a parent domain's), if any. */
@@ -94,7 +136,9 @@ export class DomainBlocks {
     if (this.cache && Date.now() - this.loadedAt < this.ttlMs) return this.cache;
     this.loading ??= this.sequelize
       .query<DomainBlock>(
-        `SELECT domain, severity, reject_media AS "rejectMedia", reject_reports AS "rejectReports" FROM domain_blocks`,
+        `SELECT domain, severity, reject_media AS "rejectMedia", reject_reports AS "rejectReports",
+                created_at AS "createdAt"
+           FROM domain_blocks`,
         { type: QueryTypes.SELECT },
       )
       .then((rows) => {
