@@ -1,0 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RateLimitPolicy } from '@agora/auth';
+
+/**
+ * Waits, if needed, until at least `needMs` are left in the current window of `policy` (windows are
+ * aligned on the clock): a test that spends a whole limit must not see the counter reset midway.
+ */
+export async function awayFromWindowEdge(policy: RateLimitPolicy, needMs: number): Promise<void> {
+  const windowMs = policy.windowSeconds * 1000;
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < needMs) await sleep(left + 50);
+}
