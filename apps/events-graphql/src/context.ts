@@ -138,6 +138,14 @@ export class AppContext implements AppServices {
     const rateLimitExempt = overrides.rateLimitExempt ?? addressSafelist(config.rateLimits.safelist);
     const statistics = overrides.statistics ?? defaultStatistics(config, sequelize, logger);
     const store = overrides.accounts ?? new UserStore({ sequelize, now: clock });
+    const actors =
+      overrides.actors ??
+      new ActorStore({
+        sequelize,
+        urls: eventsActorUrls(config.http.publicUrl),
+        queue: infrastructure.queue,
+        now: clock,
+      });
     const users =
       overrides.users ??
       new UserService({
@@ -154,14 +162,7 @@ export class AppContext implements AppServices {
         publicUrl: config.http.publicUrl,
         instanceName: () => instanceConfig.settings().instanceName,
         rateLimitExempt,
-      });
-    const actors =
-      overrides.actors ??
-      new ActorStore({
-        sequelize,
-        urls: eventsActorUrls(config.http.publicUrl),
-        queue: infrastructure.queue,
-        now: clock,
+        actors,
       });
     const federation = overrides.federation ?? eventsFederation(config, infrastructure, actors);
     infrastructure.onClose(async () => federation.close());

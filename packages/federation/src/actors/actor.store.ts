@@ -101,7 +101,7 @@ export class ActorStore {
   /**
    * Creates a local actor. Its key pair comes from the key job after the (outer) transaction commits,
    * or on first use. Errors: Conflict `username_taken` when the name exists on this instance
-   * (case-insensitively, any actor type).
+   * (case-insensitively, any actor type) or is reserved (a deleted local actor's).
    */
   async createLocal(
     input: CreateLocalActorInput,
@@ -109,6 +109,11 @@ export class ActorStore {
   ): Promise<Actor> {
     const urls = input.urls ?? this.urls({ type: input.type, username: input.username });
     const now = this.now();
+    const [reserved] = await this.sequelize.query(
+      'SELECT 1 FROM reserved_usernames WHERE username = lower($1)',
+      { bind: [input.username], type: QueryTypes.SELECT, transaction: options.transaction },
+    );
+    if (reserved) throw usernameTaken();
     let row: ActorRow;
     try {
       const created = await this.model.create(
@@ -418,10 +423,25 @@ export class ActorStore {
   }
 
   /** Deletes the row (follows go with it). Returns whether it existed. */
+  /** Deletes an actor; a local one's name stays reserved (`reserved_usernames`). */
   async remove(id: string, options: { transaction?: Transaction } = {}): Promise<boolean> {
     if (!isActorId(id)) return false;
+    await this.sequelize.query(
+      `INSERT INTO reserved_usernames (username)
+       SELECT lower(username) FROM actors WHERE id = $1 AND domain IS NULL ON CONFLICT DO NOTHING`,
+      { bind: [id], transaction: options.transaction },
+    );
     const deleted = await this.model.destroy({ where: { id }, transaction: options.transaction });
     return deleted > 0;
+  }
+
+  /** Reserves the names of a user's local actors, before the user (and by cascade they) go. */
+  async reserveUsernamesOfUser(userId: string, options: { transaction?: Transaction } = {}): Promise<void> {
+    await this.sequelize.query(
+      `INSERT INTO reserved_usernames (username)
+       SELECT lower(username) FROM actors WHERE user_id = $1 AND domain IS NULL ON CONFLICT DO NOTHING`,
+      { bind: [userId], transaction: options.transaction },
+    );
   }
 }
 
@@ -478,15 +498,17 @@ function exactNameFirst(sequelize: Sequelize, query: string | undefined): string
   return `CASE WHEN lower("Actor"."username") = ${name} THEN 0 ELSE 1 END`;
 }
 
+function usernameTaken(): Conflict {
+  return new Conflict('This username is already taken', {
+    code: 'username_taken',
+    fields: { preferred_username: ['has already been taken'] },
+  });
+}
+
 function mapUniqueName(error: unknown): unknown {
   if (error instanceof UniqueConstraintError) {
     const constraint = (error.parent as { constraint?: string } | undefined)?.constraint;
-    if (constraint === 'actors_username_domain_key') {
-      return new Conflict('This username is already taken', {
-        code: 'username_taken',
-        fields: { preferred_username: ['has already been taken'] },
-      });
-    }
+    if (constraint === 'actors_username_domain_key') return usernameTaken();
     if (constraint === 'actors_uri_key') return new Conflict('An actor with this id already exists');
   }
   return error;

@@ -3,9 +3,16 @@ import { createActors } from './20261122200000-actors.js';
 import { createDelivery } from './20261122200100-delivery.js';
 import { createInbox } from './20261122200200-inbox.js';
 import { createPush } from './20261122200300-push.js';
+import { createReservedUsernames } from './20261124220000-reserved-usernames.js';
 
 // Keep sorted by name: the runner refuses an unsorted set.
-const migrations: Migration[] = [createActors, createDelivery, createInbox, createPush];
+const migrations: Migration[] = [
+  createActors,
+  createDelivery,
+  createInbox,
+  createPush,
+  createReservedUsernames,
+];
 
 /** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries, PuSH); each app applies this set after the auth set. */
 export function federationMigrationSet(): MigrationSet {

@@ -286,6 +286,12 @@ describe('persons', () => {
     expect(firstError(await gql(server, PERSON, { variables: { id: fay.profile.id } })).message).to.equal(
       `Person with ID ${fay.profile.id} not found`,
     );
+    // The name stays reserved, as in the reference: nobody takes over a profile others followed.
+    for (const token of [fay.token, gus.token]) {
+      expect(
+        firstError(await gql(server, CREATE_PERSON, { token, variables: { preferredUsername: 'Fay' } })),
+      ).to.deep.include({ message: ['This username is already taken.'], field: 'preferred_username' });
+    }
   });
 
   it('accepts only lower-case letters, digits and underscores, unique whatever the case', async () => {
@@ -466,5 +472,14 @@ describe('persons', () => {
       { bind: ['quinn', 'quinn_alt'], type: QueryTypes.SELECT },
     );
     expect(row!.count).to.equal(0);
+    const other = await withProfile(server, 'rita@example.org', 'rita');
+    for (const preferredUsername of ['quinn', 'quinn_alt']) {
+      expect(
+        firstError(
+          await gql(server, CREATE_PERSON, { token: other.token, variables: { preferredUsername } }),
+        ),
+        preferredUsername,
+      ).to.deep.include({ message: ['This username is already taken.'] });
+    }
   });
 });

@@ -22,6 +22,7 @@ import {
   type UserStore,
 } from '@agora/auth';
 import { BadInput, NotFound, type Mailer } from '@agora/core';
+import type { ActorStore } from '@agora/federation';
 import { registrationRefusal, type RegistrationPolicy } from './registration-policy.js';
 import {
   DEFAULT_USER_SETTINGS,
@@ -66,6 +67,8 @@ export interface UserServiceOptions {
   instanceName: () => string;
   /** Callers at these addresses are never rate-limited (`RATE_LIMIT_SAFELIST`). */
   rateLimitExempt?: (ip: string | undefined) => boolean;
+  /** Keeps the names of a deleted account's profiles from being taken again. */
+  actors?: Pick<ActorStore, 'reserveUsernamesOfUser'>;
 }
 
 type LimitedOperation = 'login' | 'createUser' | 'resendConfirmationEmail' | 'sendResetPassword';
@@ -282,10 +285,16 @@ export class UserService {
     return this.deleteUser(user.id);
   }
 
-  /** Deletes an account; rows that belong to it (refresh tokens, settings) cascade in the same statement. */
+  /**
+   * Deletes an account; rows that belong to it (profiles, refresh tokens, settings) cascade in the
+   * same statement, and its profiles' names stay reserved.
+   */
   async deleteUser(id: string): Promise<{ id: string }> {
-    const deleted = await this.users.destroy({ where: { id } });
-    if (deleted === 0) throw new NotFound('User not found', { code: 'user_not_found' });
+    await this.users.sequelize!.transaction(async (transaction) => {
+      await this.options.actors?.reserveUsernamesOfUser(id, { transaction });
+      const deleted = await this.users.destroy({ where: { id }, transaction });
+      if (deleted === 0) throw new NotFound('User not found', { code: 'user_not_found' });
+    });
     return { id };
   }
 
