@@ -286,7 +286,7 @@ export class OAuthService {
     }
     if (row.revokedAt === null) await row.update({ revokedAt: new Date() });
     // After the update: any lookup started before it is dropped, any started after it reads the revocation.
-    this.bearers.delete(tokenHash);
+    this.bearers.delete(token);
   }
 
   /**
@@ -295,8 +295,9 @@ export class OAuthService {
    */
   authenticateBearer(token: string): Promise<BearerAuth | null> {
     if (!TOKEN_SHAPE.test(token)) return Promise.resolve(null);
-    const tokenHash = sha256Hex(token);
-    return this.bearers.get(tokenHash) ?? this.bearers.set(tokenHash, this.lookupBearer(tokenHash));
+    // Keyed by the token itself, which this process holds anyway while it serves the request: a hit
+    // costs no SHA-256; only the database sees (and stores) the hash.
+    return this.bearers.get(token) ?? this.bearers.set(token, this.lookupBearer(sha256Hex(token)));
   }
 
   private async lookupBearer(tokenHash: string): Promise<BearerAuth | null> {

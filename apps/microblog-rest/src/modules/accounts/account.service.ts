@@ -671,11 +671,8 @@ const CREDENTIALS_STATEMENT = {
                 (SELECT count(*) FROM follows f WHERE f.target_actor_id = a.id AND f.accepted_at IS NULL)::int
                   AS "followRequestsCount"
            FROM users u
-           LEFT JOIN LATERAL (
-             SELECT * FROM actors x
-              WHERE x.user_id = u.id AND x.domain IS NULL AND x.type IN ('Person', 'Service')
-              ORDER BY x.id LIMIT 1
-           ) a ON true
+           -- At most one account per user (actors_one_per_user_key): a plain join, no LATERAL sort.
+           LEFT JOIN actors a ON a.user_id = u.id AND a.domain IS NULL AND a.type IN ('Person', 'Service')
            LEFT JOIN account_settings s ON s.actor_id = a.id
           WHERE u.id = $1) c`,
 };
