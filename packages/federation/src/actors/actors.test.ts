@@ -1,10 +1,12 @@
 import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
 import { createPublicKey, sign, verify } from 'node:crypto';
 import { AppError, createLogger, createPgBossQueue, type JobQueue } from '@agora/core';
 import { createSequelize, runMigrations, type Sequelize } from '@agora/db';
 import { withTestDatabase } from '@agora/db/testing';
 import { federationMigrationSet } from '../migrations/index.js';
 import { ActorStore } from './actor.store.js';
+import { FollowStore } from './follow.store.js';
 import type { ActorUrlScheme } from './actor.types.js';
 
 const urls: ActorUrlScheme = ({ username }) => ({
@@ -175,5 +177,39 @@ describe('ActorStore', () => {
     expect(after.total).to.equal(result.total - 1);
     // LIKE wildcards in the query are literal.
     expect((await actors.search({ query: '%', limit: 10, offset: 0 })).total).to.equal(0);
+  });
+
+  it('counts pending follow requests on every path: request, accept, undo, a follower deleted', async () => {
+    const follows = new FollowStore(sequelize);
+    const locked = await actors.createLocal({
+      type: 'Person',
+      username: 'locked',
+      manuallyApprovesFollowers: true,
+    });
+    const pending = async () => {
+      const [row] = await sequelize.query<{ count: number }>(
+        'SELECT follow_requests_count AS count FROM actors WHERE id = $1',
+        { bind: [locked.id], type: QueryTypes.SELECT },
+      );
+      return row!.count;
+    };
+    const [a, b, c] = await Promise.all(
+      ['ann', 'bob', 'cy'].map((name) => actors.upsertRemote(remote(name, 'requests.test'))),
+    );
+    for (const follower of [a!, b!, c!]) await follows.follow(follower.id, locked.id, { accepted: false });
+    // A repeated Follow refreshes the request; it is not a second one.
+    await follows.follow(a!.id, locked.id, { uri: 'https://requests.test/follows/1', accepted: false });
+    expect(await pending()).to.equal(3);
+
+    const request = (await follows.find(a!.id, locked.id))!;
+    await follows.accept(request.id);
+    expect(await pending()).to.equal(2);
+    await follows.remove(b!.id, locked.id);
+    expect(await pending()).to.equal(1);
+    await actors.remove(c!.id);
+    expect(await pending()).to.equal(0);
+    // An accepted follow going away is not a request.
+    await follows.remove(a!.id, locked.id);
+    expect(await pending()).to.equal(0);
   });
 });

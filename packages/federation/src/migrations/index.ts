@@ -4,6 +4,7 @@ import { createDelivery } from './20261122200100-delivery.js';
 import { createInbox } from './20261122200200-inbox.js';
 import { createPush } from './20261122200300-push.js';
 import { createReservedUsernames } from './20261124220000-reserved-usernames.js';
+import { createFollowRequestsCount } from './20261124230000-follow-requests-count.js';
 
 // Keep sorted by name: the runner refuses an unsorted set.
 const migrations: Migration[] = [
@@ -12,6 +13,7 @@ const migrations: Migration[] = [
   createInbox,
   createPush,
   createReservedUsernames,
+  createFollowRequestsCount,
 ];
 
 /** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries, PuSH); each app applies this set after the auth set. */

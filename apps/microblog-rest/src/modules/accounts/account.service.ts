@@ -455,7 +455,7 @@ export class AccountService {
     const [settings, rows] = await Promise.all([
       this.settingsOf(actor.id),
       this.deps.sequelize.query<{ count: number }>(
-        'SELECT count(*)::int AS count FROM follows WHERE target_actor_id = $1 AND accepted_at IS NULL',
+        'SELECT follow_requests_count AS count FROM actors WHERE id = $1',
         { bind: [actor.id], type: QueryTypes.SELECT },
       ),
     ]);
@@ -668,8 +668,7 @@ const CREDENTIALS_STATEMENT = {
                 s.actor_id IS NOT NULL AS "hasSettings", s.privacy, s.sensitive, s.language,
                 s.note_source AS "noteSource", s.fields_source AS "fieldsSource",
                 s.hide_collections AS "hideCollections", s.updated_at AS "settingsUpdatedAt",
-                (SELECT count(*) FROM follows f WHERE f.target_actor_id = a.id AND f.accepted_at IS NULL)::int
-                  AS "followRequestsCount"
+coalesce(a.follow_requests_count, 0) AS "followRequestsCount"
            FROM users u
            -- At most one account per user (actors_one_per_user_key): a plain join, no LATERAL sort.
            LEFT JOIN actors a ON a.user_id = u.id AND a.domain IS NULL AND a.type IN ('Person', 'Service')
