@@ -1,6 +1,7 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import { expressClientIp } from '@agora/auth';
 import { closeHttp, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
@@ -107,7 +108,7 @@ export function createServer(ctx: AppContext): AppServer {
         schema,
         documents,
         logger,
-        ipOf: (request) => clientIp(app, request),
+        ipOf: (request) => expressClientIp(app, request),
       });
       return listenHttp(server, config.http.host, config.http.port);
     },
@@ -131,13 +132,4 @@ function uploadOptions(config: AppContext['config']) {
     maxFiles: 4,
     maxFieldBytes: config.http.bodyLimitBytes,
   };
-}
-
-/** `req.ip` of Express (its trusted-proxy rules) for a request that did not go through Express: a WebSocket upgrade. */
-function clientIp(app: express.Express, request: IncomingMessage): string | undefined {
-  const view = Object.create(app.request, {
-    headers: { value: request.headers },
-    socket: { value: request.socket },
-  }) as express.Request;
-  return view.ip;
 }

@@ -8,6 +8,7 @@ import express, {
   type RequestHandler,
 } from 'express';
 import type { GraphQLSchema } from 'graphql';
+import { expressClientIp } from '@agora/auth';
 import type { Logger } from '@agora/core';
 import { isMultipart, multipartGraphQL, type MultipartOptions } from '../http/uploads.js';
 import type { BearerAuthentication } from '../modules/users/bearer-auth.js';
@@ -181,13 +182,7 @@ function fastLane(app: Express, options: FastLaneOptions): RequestListener {
     handedOver.set(req, { error });
     app(req, res);
   };
-  const ipOf = (req: IncomingMessage): string | undefined =>
-    (
-      Object.create(app.request, {
-        headers: { value: req.headers },
-        socket: { value: req.socket },
-      }) as Request
-    ).ip;
+  const ipOf = (req: IncomingMessage): string | undefined => expressClientIp(app, req);
 
   return (req, res) => {
     const { headers } = req;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Express, Request } from 'express';
-import { RateLimitGate, scopesAllow, type RateLimiter } from '@agora/auth';
+import type { Express } from 'express';
+import { expressClientIp, RateLimitGate, scopesAllow, type RateLimiter } from '@agora/auth';
 import type { Logger } from '@agora/core';
 import { BEARER_TOKEN_HEADER } from '../oauth/bearer.js';
 import type { BearerAuth, OAuthService } from '../oauth/oauth.service.js';
@@ -35,14 +35,7 @@ export function withFastLane(app: Express, options: FastLaneOptions): RequestLis
     logger: options.logger,
   });
   const etagOf = app.get('etag fn') as ((body: Buffer) => string | undefined) | undefined;
-  // req.ip as Express computes it (its trust-proxy rules), without giving the request Express's prototype.
-  const ipOf = (req: IncomingMessage): string | undefined =>
-    (
-      Object.create(app.request, {
-        headers: { value: req.headers },
-        socket: { value: req.socket },
-      }) as Request
-    ).ip;
+  const ipOf = (req: IncomingMessage): string | undefined => expressClientIp(app, req);
 
   // As res.json: Content-Length, and the ETag of the app's setting on every status.
   const send = (res: ServerResponse, status: number, json: string, headers: Record<string, string>) => {

@@ -32,3 +32,4 @@ export {
   type RateLimitMiddlewareOptions,
   type RateLimitState,
 } from './rate-limit.middleware.js';
+export { expressClientIp } from './client-ip.js';
