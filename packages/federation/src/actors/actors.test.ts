@@ -8,6 +8,7 @@ import { federationMigrationSet } from '../migrations/index.js';
 import { ActorStore } from './actor.store.js';
 import { FollowStore } from './follow.store.js';
 import type { ActorUrlScheme } from './actor.types.js';
+import { remoteActorInput } from './remote-actor.fixture.js';
 
 const urls: ActorUrlScheme = ({ username }) => ({
   uri: `https://local.test/@${username}`,
@@ -28,25 +29,6 @@ async function rejection(promise: Promise<unknown>): Promise<AppError> {
     throw error;
   }
   throw new Error('expected a rejection');
-}
-
-function remote(username: string, domain: string) {
-  const uri = `https://${domain}/users/${username}`;
-  return {
-    type: 'Person' as const,
-    username,
-    domain,
-    uri,
-    url: `https://${domain}/@${username}`,
-    inboxUrl: `${uri}/inbox`,
-    outboxUrl: `${uri}/outbox`,
-    sharedInboxUrl: `https://${domain}/inbox`,
-    followersUrl: `${uri}/followers`,
-    followingUrl: `${uri}/following`,
-    endpoints: {},
-    publicKeyPem: null,
-    keyId: `${uri}#main-key`,
-  };
 }
 
 describe('ActorStore', () => {
@@ -113,7 +95,7 @@ describe('ActorStore', () => {
     const error = await rejection(actors.createLocal({ type: 'Person', username: 'Hikers' }));
     expect(error.kind).to.equal('Conflict');
     expect(error.code).to.equal('username_taken');
-    const elsewhere = await actors.upsertRemote(remote('hikers', 'remote.test'));
+    const elsewhere = await actors.upsertRemote(remoteActorInput('hikers', 'remote.test'));
     expect(elsewhere).to.include({ local: false, domain: 'remote.test' });
     expect((await actors.findByUsername('HIKERS', null))?.type).to.equal('Group');
     expect((await actors.findByUsername('hikers', 'Remote.Test'))?.id).to.equal(elsewhere.id);
@@ -121,14 +103,20 @@ describe('ActorStore', () => {
   });
 
   it('refreshes a remote actor by its URI and never lets a remote document replace a local actor', async () => {
-    const first = await actors.upsertRemote({ ...remote('carol', 'remote.test'), displayName: 'Carol' });
-    const again = await actors.upsertRemote({ ...remote('carol', 'remote.test'), displayName: 'Carol B.' });
+    const first = await actors.upsertRemote({
+      ...remoteActorInput('carol', 'remote.test'),
+      displayName: 'Carol',
+    });
+    const again = await actors.upsertRemote({
+      ...remoteActorInput('carol', 'remote.test'),
+      displayName: 'Carol B.',
+    });
     expect(again.id).to.equal(first.id);
     expect(again.displayName).to.equal('Carol B.');
     expect(again.fetchedAt).to.be.instanceOf(Date);
     const local = await actors.findByUsername('alice', null);
     const error = await rejection(
-      actors.upsertRemote({ ...remote('alice', 'remote.test'), uri: local!.uri }),
+      actors.upsertRemote({ ...remoteActorInput('alice', 'remote.test'), uri: local!.uri }),
     );
     expect(error.kind).to.equal('BadInput');
     expect((await actors.findById(local!.id))?.local).to.equal(true);
@@ -194,7 +182,7 @@ describe('ActorStore', () => {
       return row!.count;
     };
     const [a, b, c] = await Promise.all(
-      ['ann', 'bob', 'cy'].map((name) => actors.upsertRemote(remote(name, 'requests.test'))),
+      ['ann', 'bob', 'cy'].map((name) => actors.upsertRemote(remoteActorInput(name, 'requests.test'))),
     );
     for (const follower of [a!, b!, c!]) await follows.follow(follower.id, locked.id, { accepted: false });
     // A repeated Follow refreshes the request; it is not a second one.

@@ -7,25 +7,7 @@ import { RemoteActorResolver } from '../actors/remote-actors.js';
 import type { GuardedFetch } from '../fetch/index.js';
 import { federationMigrationSet } from '../migrations/index.js';
 import { DomainBlocks } from './domain-blocks.js';
-
-function remote(username: string, domain: string) {
-  const uri = `https://${domain}/users/${username}`;
-  return {
-    type: 'Person' as const,
-    username,
-    domain,
-    uri,
-    url: null,
-    inboxUrl: `${uri}/inbox`,
-    outboxUrl: null,
-    sharedInboxUrl: null,
-    followersUrl: null,
-    followingUrl: null,
-    endpoints: {},
-    publicKeyPem: null,
-    keyId: null,
-  };
-}
+import { remoteActorInput } from '../actors/remote-actor.fixture.js';
 
 describe('domain blocks: silence', () => {
   const database = withTestDatabase('federation_domain_blocks');
@@ -37,7 +19,10 @@ describe('domain blocks: silence', () => {
   before(async () => {
     sequelize = createSequelize({ url: database.url, poolMax: 2 });
     await runMigrations(sequelize, [federationMigrationSet()]);
-    actors = new ActorStore({ sequelize, urls: () => ({ ...remote('x', 'local.test'), url: null }) });
+    actors = new ActorStore({
+      sequelize,
+      urls: () => ({ ...remoteActorInput('x', 'local.test'), url: null }),
+    });
     blocks = new DomainBlocks(sequelize);
     resolver = new RemoteActorResolver({
       actors,
@@ -53,10 +38,10 @@ describe('domain blocks: silence', () => {
   const silenced = async (uri: string) => (await actors.findByUri(uri))?.silencedAt ?? null;
 
   it("limits the domain's actors and its new ones, and lifting the block frees only those", async () => {
-    const spam = await actors.upsertRemote(remote('spammer', 'spam.example'));
-    const sub = await actors.upsertRemote(remote('other', 'eu.spam.example'));
-    const bystander = await actors.upsertRemote(remote('friend', 'notspam.example'));
-    const moderated = await actors.upsertRemote(remote('troll', 'spam.example'));
+    const spam = await actors.upsertRemote(remoteActorInput('spammer', 'spam.example'));
+    const sub = await actors.upsertRemote(remoteActorInput('other', 'eu.spam.example'));
+    const bystander = await actors.upsertRemote(remoteActorInput('friend', 'notspam.example'));
+    const moderated = await actors.upsertRemote(remoteActorInput('troll', 'spam.example'));
     // Silenced by a moderator on their own, before any block.
     const byHand = new Date('2026-01-01T00:00:00Z');
     await sequelize.query('UPDATE actors SET silenced_at = $1 WHERE id = $2', {
@@ -70,9 +55,12 @@ describe('domain blocks: silence', () => {
     expect(await silenced(moderated.uri)).to.deep.equal(byHand);
 
     // An actor first seen after the block starts limited; a refresh of a known one keeps its state.
-    const newcomer = await resolver.store(remote('newcomer', 'spam.example'));
+    const newcomer = await resolver.store(remoteActorInput('newcomer', 'spam.example'));
     expect(newcomer.silencedAt).to.deep.equal(await silenced(spam.uri));
-    const refreshed = await resolver.store({ ...remote('friend', 'notspam.example'), displayName: 'Friend' });
+    const refreshed = await resolver.store({
+      ...remoteActorInput('friend', 'notspam.example'),
+      displayName: 'Friend',
+    });
     expect(refreshed.silencedAt).to.equal(null);
 
     await blocks.unblock('spam.example');
@@ -81,7 +69,7 @@ describe('domain blocks: silence', () => {
   });
 
   it('unsilences when a silence becomes another severity', async () => {
-    const actor = await actors.upsertRemote(remote('loud', 'loud.example'));
+    const actor = await actors.upsertRemote(remoteActorInput('loud', 'loud.example'));
     await blocks.block({ domain: 'loud.example', severity: 'silence' });
     expect(await silenced(actor.uri)).to.be.an.instanceOf(Date);
     await blocks.block({ domain: 'loud.example', severity: 'noop', rejectMedia: true });
