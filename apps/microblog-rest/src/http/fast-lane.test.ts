@@ -1,10 +1,14 @@
 import { expect } from 'chai';
-import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import { MICROBLOG_POLICIES } from '@agora/auth';
+import {
+  appToken as clientCredentialsToken,
+  passwordToken,
+  registerApp,
+  type TestApp,
+} from '../testing/oauth-clients.js';
 import { awayFromWindowEdge } from '../testing/rate-limits.js';
 import { startTestServer, type TestServer } from '../testing/server.js';
 
-const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 const APP_PATH = '/api/v1/apps/verify_credentials';
 const ACCOUNT_PATH = '/api/v1/accounts/verify_credentials';
 
@@ -29,7 +33,7 @@ const PER_RESPONSE = new Set([
  */
 describe('the fast lane of hot reads (verify_credentials)', () => {
   let t: TestServer;
-  let app: { clientId: string; clientSecret: string };
+  let app: TestApp;
   let appToken: string;
   let userToken: string;
   let writeOnlyToken: string;
@@ -61,42 +65,16 @@ describe('the fast lane of hot reads (verify_credentials)', () => {
     expect(stable(lane)).to.deep.equal(stable(express));
   }
 
-  async function passwordToken(email: string, password: string, scope: string): Promise<string> {
-    const issued = await createOAuthAPIClient({ url: t.url }).token.create({
-      grantType: 'password',
-      redirectUri: OOB,
-      clientId: app.clientId,
-      clientSecret: app.clientSecret,
-      username: email,
-      password,
-      scope,
-    });
-    return issued.accessToken;
-  }
-
   before(async () => {
     t = await startTestServer('fast-lane');
-    const registered = await createRestAPIClient({ url: t.url }).v1.apps.create({
-      clientName: 'lane',
-      redirectUris: OOB,
-      scopes: 'read write',
-    });
-    app = { clientId: registered.clientId!, clientSecret: registered.clientSecret! };
-    appToken = (
-      await createOAuthAPIClient({ url: t.url }).token.create({
-        grantType: 'client_credentials',
-        redirectUri: OOB,
-        clientId: app.clientId,
-        clientSecret: app.clientSecret,
-        scope: 'read',
-      })
-    ).accessToken;
+    app = await registerApp(t.url, 'lane');
+    appToken = await clientCredentialsToken(t.url, app);
     const password = 'correct horse battery';
     const { user } = await t.ctx.users.create({ email: 'lane@example.com', password, confirmed: true });
     userId = user.id;
     await t.ctx.actors.createLocal({ type: 'Person', username: 'lane', userId: user.id });
-    userToken = await passwordToken('lane@example.com', password, 'read write');
-    writeOnlyToken = await passwordToken('lane@example.com', password, 'write');
+    userToken = await passwordToken(t.url, app, { email: 'lane@example.com', password });
+    writeOnlyToken = await passwordToken(t.url, app, { email: 'lane@example.com', password }, 'write');
   });
   after(() => t?.stop());
 
@@ -172,7 +150,12 @@ describe('the fast lane of hot reads (verify_credentials)', () => {
   it('refuses with 429 once the token has spent its limit, whichever path it spent it on', async () => {
     // A user token counts per token (300 / 5 min) and per user (1500), not per address.
     const { limit } = MICROBLOG_POLICIES.apiToken;
-    const token = await passwordToken('lane@example.com', 'correct horse battery', 'read');
+    const token = await passwordToken(
+      t.url,
+      app,
+      { email: 'lane@example.com', password: 'correct horse battery' },
+      'read',
+    );
     // A fresh token: half of its limit through each path, all within one window of the limit.
     await awayFromWindowEdge(MICROBLOG_POLICIES.apiToken, 30_000);
     const statuses = new Set<number>();

@@ -5,17 +5,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { createOAuthAPIClient, createRestAPIClient } from 'masto';
+import { createRestAPIClient } from 'masto';
 import { QueryTypes } from 'sequelize';
 import sharp from 'sharp';
 import { MICROBLOG_POLICIES, RateLimiter, userSubject } from '@agora/auth';
 import { createSequelize, type Sequelize } from '@agora/db';
 import { createTestDatabase } from '@agora/db/testing';
+import { passwordToken, registerApp, type TestApp } from '../../testing/oauth-clients.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { PROCESS_MEDIA_JOB } from './media-attachment.service.js';
 
-const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 const run = promisify(execFile);
 type Json = Record<string, unknown>;
 
@@ -44,7 +44,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
   let db: { url: string; drop(): Promise<void> };
   let sequelize: Sequelize;
   let rateLimiter: RateLimiter;
-  let app: { clientId: string; clientSecret: string };
+  let app: TestApp;
   let work: string;
 
   before(async () => {
@@ -57,12 +57,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
       overrides: { rateLimiter },
       env: { MEDIA_IMAGE_SIZE_LIMIT: '150000' },
     });
-    const created = await createRestAPIClient({ url: t.url }).v1.apps.create({
-      clientName: 'Media test',
-      redirectUris: OOB,
-      scopes: 'read write',
-    });
-    app = { clientId: created.clientId!, clientSecret: created.clientSecret! };
+    app = await registerApp(t.url, 'Media test');
     work = await mkdtemp(path.join(tmpdir(), 'agora-media-test-'));
   });
   after(async () => {
@@ -78,16 +73,8 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
     const password = 'correct horse battery';
     const { user } = await t.ctx.users.create({ email, password, confirmed: true });
     const actor = await t.ctx.actors.createLocal({ type: 'Person', username, userId: user.id });
-    const issued = await createOAuthAPIClient({ url: t.url }).token.create({
-      grantType: 'password',
-      redirectUri: OOB,
-      clientId: app.clientId,
-      clientSecret: app.clientSecret,
-      username: email,
-      password,
-      scope: 'read write',
-    });
-    return { token: issued.accessToken, accountId: actor.id, userId: user.id };
+    const token = await passwordToken(t.url, app, { email, password });
+    return { token, accountId: actor.id, userId: user.id };
   }
 
   async function upload(
