@@ -265,6 +265,33 @@ describe('Inbox', () => {
     });
   });
 
+  it('refuses a signature dated 2 h ahead, with the reason, and accepts one 30 min ahead (issue 12 §5)', async () => {
+    const gina = remote.addActor('gina');
+    const before = liked;
+    const ahead = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+    const like = (id: string) => ({
+      id: `${gina.uri}/likes/${id}`,
+      type: 'Like',
+      actor: gina.uri,
+      object: alice.uri,
+    });
+    for (const scheme of ['cavage', 'rfc9421'] as const) {
+      const early = await remote.send(gina, `${origin}/inbox`, like(`early-${scheme}`), {
+        signedAt: ahead(120),
+        scheme,
+      });
+      expect(early.status, scheme).to.equal(401);
+      expect((JSON.parse(early.body) as { error: string }).error, scheme).to.match(/future/);
+      const soon = await remote.send(gina, `${origin}/inbox`, like(`soon-${scheme}`), {
+        signedAt: ahead(30),
+        scheme,
+      });
+      expect(soon.status, scheme).to.equal(202);
+    }
+    await queue.drain([INBOX_JOB]);
+    expect(liked).to.equal(before + 2);
+  });
+
   it('processes a replayed activity once', async () => {
     const dave = remote.addActor('dave');
     const before = liked;

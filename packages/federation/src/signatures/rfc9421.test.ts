@@ -204,6 +204,26 @@ describe('RFC 9421 message signatures', () => {
     });
   });
 
+  it('refuses created or a signed Date more than the skew ahead, accepts them 30 min ahead (issue 12 §5)', async () => {
+    const minutes = (n: number) => new Date(NOW.getTime() + n * 60_000);
+    const verify = (headers: Record<string, string>) =>
+      verifyRequest(received('POST', INBOX, headers, BODY), resolveTo(rsa.pem), { now: NOW });
+    expect(await verify(sign('POST', INBOX, { now: minutes(120) }, BODY))).to.deep.include({
+      ok: false,
+      reason: 'Signature was created in the future',
+    });
+    expect((await verify(sign('POST', INBOX, { now: minutes(30) }, BODY))).ok).to.equal(true);
+    // A covered Date header is held to the same limit, whatever `created` says.
+    const withDate = (ahead: number) =>
+      signRequestRfc9421(
+        { method: 'POST', url: INBOX, headers: { date: minutes(ahead).toUTCString() }, body: BODY },
+        { keyId: KEY_ID, privateKey: rsa.privateKey },
+        { now: NOW, components: ['@method', '@target-uri', 'content-digest', 'date'] },
+      );
+    expect(await verify(withDate(120))).to.deep.include({ ok: false, reason: 'Date is in the future' });
+    expect((await verify(withDate(30))).ok).to.equal(true);
+  });
+
   it('refuses an unsupported alg and a signature without keyid', async () => {
     const headers = sign('GET', INBOX);
     const hmac = {

@@ -43,9 +43,9 @@ export type VerificationResult =
   | { ok: false; reason: string; keyId?: string };
 
 export interface VerifyOptions {
-  /** How old (or how far ahead) a Date may be: 12 h by default. */
+  /** How old a Date (or `created`) may be: 12 h by default. */
   maxAgeSeconds?: number;
-  /** Clock skew tolerated on top of that: 1 h by default. */
+  /** Clock skew tolerated on top of that, and the most a signature may be dated ahead: 1 h by default. */
   skewSeconds?: number;
   now?: Date;
   /** Scheme of this server as clients see it, for `@target-uri` when `url` is a path (default https). */

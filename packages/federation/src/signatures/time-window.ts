@@ -17,12 +17,16 @@ export function timeWindow(options: VerifyOptions): TimeWindow {
   };
 }
 
-/** A signed Date may be off by the window plus the skew in either direction; returns a reason or null. */
+/**
+ * A signed Date may be up to the window plus the skew old, and at most the skew ahead (as Mastodon:
+ * a request dated hours ahead is pre-signed to be replayed later). Returns a reason or null.
+ */
 export function checkDate(value: string, window: TimeWindow): string | null {
   const sent = Date.parse(value);
   if (Number.isNaN(sent)) return 'Date header is not a valid date';
-  const offset = Math.abs(window.now - Math.floor(sent / 1000));
-  return offset > window.maxAge + window.skew ? 'Date is outside the accepted window' : null;
+  const age = window.now - Math.floor(sent / 1000);
+  if (age < -window.skew) return 'Date is in the future';
+  return age > window.maxAge + window.skew ? 'Date is outside the accepted window' : null;
 }
 
 /** `created` says when the signature was made: never beyond the skew into the future. */

@@ -167,16 +167,21 @@ describe('verifyRequest (draft-cavage)', () => {
     expect(calls).to.deep.equal([false]);
   });
 
-  it('refuses a stale Date and a Date too far ahead, but tolerates 12 h plus the skew', async () => {
+  it('refuses a stale Date and a Date more than the skew ahead, but tolerates 12 h plus the skew behind', async () => {
     const { resolve, calls } = resolver(alice);
     const check = (signedAt: Date) =>
       verifyRequest(received('POST', INBOX, post({ now: signedAt }), BODY), resolve, { now: NOW });
     const window = 'Date is outside the accepted window';
+    const future = 'Date is in the future';
     expect(await check(new Date(NOW.getTime() - 14 * HOUR))).to.deep.include({ ok: false, reason: window });
-    expect(await check(new Date(NOW.getTime() + 13.5 * HOUR))).to.deep.include({ ok: false, reason: window });
-    expect(calls, 'no key fetch for a stale request').to.deep.equal([]);
+    // issue 12 §5: ahead, only the clock-skew margin (1 h) is tolerated, as Mastodon does.
+    expect(await check(new Date(NOW.getTime() + 13.5 * HOUR))).to.deep.include({ ok: false, reason: future });
+    expect(await check(new Date(NOW.getTime() + 2 * HOUR))).to.deep.include({ ok: false, reason: future });
+    expect(await check(new Date(NOW.getTime() + HOUR + 1000))).to.deep.include({ ok: false, reason: future });
+    expect(calls, 'no key fetch for a stale or early request').to.deep.equal([]);
     expect((await check(new Date(NOW.getTime() - 12.5 * HOUR))).ok).to.equal(true);
-    expect((await check(new Date(NOW.getTime() + 12.5 * HOUR))).ok).to.equal(true);
+    expect((await check(new Date(NOW.getTime() + 0.5 * HOUR))).ok).to.equal(true);
+    expect((await check(new Date(NOW.getTime() + HOUR))).ok).to.equal(true);
   });
 
   it('honours maxAgeSeconds and skewSeconds', async () => {

@@ -1,11 +1,20 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { signRequest, verifyRequest, type ResolvedKey } from '../signatures/index.js';
+import { signRequest, signRequestRfc9421, verifyRequest, type ResolvedKey } from '../signatures/index.js';
 
-/** How the fake signs an outgoing POST: correctly, or broken in one chosen way. */
+/**
+ * How the fake signs an outgoing POST: correctly, broken in one chosen way, or valid with a chosen
+ * key owner, signing time (the same time signs the same bytes) or scheme (draft-cavage by default).
+ */
 export type SigningMode =
-  'valid' | 'unsigned' | 'wrong-key' | 'stale-date' | 'tampered-body' | 'no-digest' | { keyOf: FakeActor };
+  | 'valid'
+  | 'unsigned'
+  | 'wrong-key'
+  | 'stale-date'
+  | 'tampered-body'
+  | 'no-digest'
+  | { keyOf?: FakeActor; signedAt?: Date; scheme?: 'cavage' | 'rfc9421' };
 
 export interface FakeActor {
   username: string;
@@ -130,10 +139,12 @@ export class FakeRemote {
     const headers: Record<string, string> = { 'content-type': 'application/activity+json' };
     let signed: Record<string, string> = { ...headers, host: new URL(inboxUrl).host };
     if (mode !== 'unsigned') {
-      const keyOwner = typeof mode === 'object' ? mode.keyOf : actor;
+      const options = typeof mode === 'object' ? mode : {};
+      const keyOwner = options.keyOf ?? actor;
       const privateKey = mode === 'wrong-key' ? rsaPair().privateKey : keyOwner.privateKey;
-      const now = mode === 'stale-date' ? new Date(Date.now() - 14 * 3600 * 1000) : new Date();
-      signed = signRequest(
+      const now =
+        mode === 'stale-date' ? new Date(Date.now() - 14 * 3600 * 1000) : (options.signedAt ?? new Date());
+      signed = (options.scheme === 'rfc9421' ? signRequestRfc9421 : signRequest)(
         { method: 'POST', url: inboxUrl, headers, body },
         { keyId: keyOwner.keyId, privateKey },
         { now },
