@@ -298,6 +298,8 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
         port: target.port,
         path: `${target.pathname}${target.search}`,
         headers,
+        // A fresh connection each time: a kept-alive one the server has just timed out gives ECONNRESET.
+        agent: false,
       },
       (res) => {
         const chunks: Buffer[] = [];
