@@ -307,6 +307,33 @@ describe('Inbox', () => {
     expect(liked).to.equal(before + 1);
   });
 
+  it('processes a signed Follow without an id once when the same bytes come three times (issue 12 §5)', async () => {
+    const henry = remote.addActor('henry');
+    const bea = await actors.createLocal({ type: 'Person', username: 'bea' });
+    const idless = (target: Actor) => ({ type: 'Follow', actor: henry.uri, object: target.uri });
+    const acceptsOf = (target: Actor) =>
+      remote.received.filter(
+        (r) =>
+          r.body.type === 'Accept' &&
+          r.body.actor === target.uri &&
+          (r.body.object as { actor?: string }).actor === henry.uri,
+      ).length;
+    // One signing time: the three requests are byte for byte the same, as a replay is.
+    const signedAt = new Date();
+    for (let i = 0; i < 3; i++) {
+      const answer = await remote.send(henry, `${origin}/inbox`, idless(alice), { signedAt });
+      expect(answer.status).to.equal(202);
+    }
+    await queue.drain([INBOX_JOB]);
+    expect(acceptsOf(alice)).to.equal(1);
+    // Another id-less Follow from the same actor is another request, and is processed.
+    expect((await remote.send(henry, `${origin}/inbox`, idless(bea), { signedAt })).status).to.equal(202);
+    await queue.drain([INBOX_JOB]);
+    expect(acceptsOf(bea)).to.equal(1);
+    const henryHere = (await actors.findByUri(henry.uri))!;
+    expect((await follows.find(henryHere.id, bea.id))?.accepted).to.equal(true);
+  });
+
   it('verifies again after the sender rotated its key (one re-fetch)', async () => {
     const erin = remote.addActor('erin');
     await remote.send(erin, `${origin}/inbox`, {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import express, { type Request, type Router } from 'express';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { JobQueue, Logger } from '@agora/core';
@@ -160,8 +161,8 @@ export class Inbox {
     const signer = await this.options.actors.findByUri(verified.owner);
     if (!signer || signer.suspended) return { status: 403, error: 'This actor is suspended' };
 
-    const activityId = typeof activity.id === 'string' ? activity.id : null;
-    if (activityId && !(await this.recordReceipt(activityId))) return { status: 202 };
+    const receipt = typeof activity.id === 'string' ? activity.id : signatureReceipt(verified.signature);
+    if (!(await this.recordReceipt(receipt))) return { status: 202 };
     try {
       await this.options.queue.send<InboxJob>(INBOX_JOB, {
         activity,
@@ -170,7 +171,7 @@ export class Inbox {
       });
     } catch (error) {
       // Not queued: forget the receipt so the sender's retry is processed.
-      if (activityId) await this.forgetReceipt(activityId);
+      await this.forgetReceipt(receipt);
       throw error;
     }
     return { status: 202 };
@@ -215,19 +216,30 @@ export class Inbox {
     return rows.length;
   }
 
-  private async recordReceipt(activityId: string): Promise<boolean> {
+  /** True the first time a receipt (an activity id, or a signature for id-less ones) is seen. */
+  private async recordReceipt(receipt: string): Promise<boolean> {
     const rows = await this.options.sequelize.query(
       'INSERT INTO inbox_receipts (activity_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING activity_id',
-      { bind: [activityId], type: QueryTypes.SELECT },
+      { bind: [receipt], type: QueryTypes.SELECT },
     );
     return rows.length === 1;
   }
 
-  private async forgetReceipt(activityId: string): Promise<void> {
+  private async forgetReceipt(receipt: string): Promise<void> {
     await this.options.sequelize.query('DELETE FROM inbox_receipts WHERE activity_id = $1', {
-      bind: [activityId],
+      bind: [receipt],
     });
   }
+}
+
+/**
+ * The receipt of an activity without an id: its verified signature, which covers the date, the
+ * target and the body digest, so the same bytes replayed are one request. The decoded bytes, not the
+ * header text, are hashed (base64 has spellings that decode alike). Never an activity id: the origin
+ * check admits only http(s) ids.
+ */
+function signatureReceipt(signature: Uint8Array): string {
+  return `urn:agora:signature:${createHash('sha256').update(signature).digest('hex')}`;
 }
 
 function asBytes(body: unknown): Uint8Array {

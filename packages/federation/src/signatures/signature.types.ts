@@ -39,7 +39,15 @@ export type KeyResolver = (
 export type SignatureScheme = 'cavage' | 'rfc9421';
 
 export type VerificationResult =
-  | { ok: true; keyId: string; owner: string; algorithm: string; scheme: SignatureScheme }
+  | {
+      ok: true;
+      keyId: string;
+      owner: string;
+      algorithm: string;
+      scheme: SignatureScheme;
+      /** The verified signature bytes: they name this one request (its date, target and body). */
+      signature: Uint8Array;
+    }
   | { ok: false; reason: string; keyId?: string };
 
 export interface VerifyOptions {

@@ -97,13 +97,16 @@ describe('verifyRequest (draft-cavage)', () => {
     const result = await verifyRequest(received('POST', INBOX, headers, BODY), resolver(alice).resolve, {
       now: NOW,
     });
-    expect(result).to.deep.equal({
+    if (!result.ok) throw new Error(result.reason);
+    const { signature, ...rest } = result;
+    expect(rest).to.deep.equal({
       ok: true,
       keyId: KEY_ID,
       owner: OWNER,
       algorithm: 'rsa-sha256',
       scheme: 'cavage',
     });
+    expect(headers.signature).to.contain(`signature="${Buffer.from(signature).toString('base64')}"`);
   });
 
   it('accepts a signed GET, covering accept when given', async () => {

@@ -71,5 +71,12 @@ export async function verifyRequest(
     }
   }
   if (!check.ok) return { ok: false, reason: check.reason, keyId };
-  return { ok: true, keyId, owner: resolved.owner, algorithm: check.algorithm, scheme };
+  return {
+    ok: true,
+    keyId,
+    owner: resolved.owner,
+    algorithm: check.algorithm,
+    scheme,
+    signature: prepared.signature,
+  };
 }
