@@ -239,6 +239,24 @@ describe('Inbox', () => {
       expect((JSON.parse(answer.body) as { error: string }).error).to.match(/origin/i);
     });
 
+    it('malformed RFC 9421 fields: 401 with a JSON error, never a 500 (issue 11 §9)', async () => {
+      const body = JSON.stringify(like(mallory.uri, `${mallory.uri}/likes/malformed`));
+      for (const [input, signature] of [
+        ['sig1=("@method" "@target-uri"', 'sig1=:AAAA:'],
+        ['sig1=("@method");created=12345678901234567;keyid="k"', 'sig1=:AAAA:'],
+        [`sig1=("@method" "@target-uri");created=1;keyid="${mallory.keyId}"`, 'sig1="not bytes"'],
+        ['Sig1=("@méthode")', 'sig1=:@@:'],
+      ] as const) {
+        const response = await fetch(`${origin}/inbox`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/activity+json', 'signature-input': input, signature },
+          body,
+        });
+        expect(response.status, input).to.equal(401);
+        expect(((await response.json()) as { error: string }).error, input).to.be.a('string').and.not.empty;
+      }
+    });
+
     it('a body above 1 MB', async () => {
       const huge = { ...like(mallory.uri, `${mallory.uri}/likes/huge`), padding: 'x'.repeat(1024 * 1024) };
       expect((await remote.send(mallory, `${origin}/inbox`, huge)).status).to.equal(413);

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isInnerList, parseDictionary } from './structured-fields.js';
+import { isInnerList, parseDictionary } from 'structured-headers';
 
 export type DigestAlgorithm = 'sha256' | 'sha512';
 
@@ -64,8 +64,8 @@ export function checkContentDigestHeader(header: string, body: Uint8Array | unde
   const entries: Array<[string, Uint8Array]> = [];
   try {
     for (const [name, member] of parseDictionary(header)) {
-      if (isInnerList(member) || !(member.value instanceof Uint8Array)) return 'malformed';
-      entries.push([name, member.value]);
+      if (isInnerList(member) || !(member[0] instanceof ArrayBuffer)) return 'malformed';
+      entries.push([name, new Uint8Array(member[0])]);
     }
   } catch {
     return 'malformed';

@@ -2,7 +2,7 @@ import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:cryp
 import { expect } from 'chai';
 import { signRequestRfc9421 } from './rfc9421.js';
 import type { IncomingSignedRequest, ResolvedKey } from './signature.types.js';
-import { parseDictionary } from './structured-fields.js';
+import { parseDictionary } from 'structured-headers';
 import { verifyRequest } from './verify-request.js';
 
 const OWNER = 'https://remote.example/users/alice';
@@ -249,6 +249,129 @@ describe('RFC 9421 message signatures', () => {
       ok: false,
       reason: 'Signature-Input has no keyid',
     });
+  });
+
+  it('refuses malformed remote Signature-Input and Signature fields with a reason, never a throw (issue 11 §9)', async () => {
+    const good = sign('POST', INBOX, {}, BODY);
+    const input = good['signature-input']!;
+    const value = good.signature!;
+    const cases: Array<[string, Partial<Record<'signature-input' | 'signature', string>>, string]> = [
+      [
+        'an upper-case key',
+        { 'signature-input': input.replace('sig1', 'Sig1') },
+        'Signature-Input or Signature header is malformed',
+      ],
+      [
+        'an unterminated inner list',
+        { 'signature-input': 'sig1=("@method" "@target-uri"' },
+        'Signature-Input or Signature header is malformed',
+      ],
+      [
+        'a trailing comma',
+        { 'signature-input': `${input},` },
+        'Signature-Input or Signature header is malformed',
+      ],
+      [
+        'a non-ASCII string',
+        { 'signature-input': input.replace('"@method"', '"@méthode"') },
+        'Signature-Input or Signature header is malformed',
+      ],
+      [
+        'a 16-digit integer',
+        { 'signature-input': input.replace(/created=\d+/, 'created=1234567890123456') },
+        'Signature-Input or Signature header is malformed',
+      ],
+      [
+        'bytes that are not base64',
+        { signature: 'sig1=:@@@:' },
+        'Signature-Input or Signature header is malformed',
+      ],
+      [
+        'an unterminated byte sequence',
+        { signature: value.slice(0, -1) },
+        'Signature-Input or Signature header is malformed',
+      ],
+      [
+        'a signature given as a string',
+        { signature: 'sig1="abc"' },
+        'Signature header has no value for sig1',
+      ],
+      [
+        'a signature under another label',
+        { signature: value.replace('sig1', 'sig2') },
+        'Signature header has no value for sig1',
+      ],
+      ['an empty Signature-Input', { 'signature-input': '' }, 'Signature-Input header is empty'],
+      [
+        'a Signature-Input that is not an inner list',
+        { 'signature-input': 'sig1=?1' },
+        'Signature-Input header is malformed',
+      ],
+      [
+        'a keyid given as a token',
+        { 'signature-input': input.replace(/keyid="[^"]*"/, 'keyid=main-key') },
+        'Signature-Input has no keyid',
+      ],
+      [
+        'a created given as a date',
+        { 'signature-input': input.replace(/created=(\d+)/, 'created=@$1') },
+        'Signature-Input or Signature header is malformed',
+      ],
+      [
+        'a created given as a decimal',
+        { 'signature-input': input.replace(/created=(\d+)/, 'created=$1.5') },
+        'Signature created/expires must be integers',
+      ],
+      [
+        'a component given as a token',
+        { 'signature-input': input.replace('"@method"', '"@method" method') },
+        'Signature-Input component is not a string',
+      ],
+      [
+        'a component with a parameter',
+        { 'signature-input': input.replace('"@method"', '"@method";sf') },
+        'Unsupported component parameter on @method',
+      ],
+      [
+        'a component listed twice',
+        { 'signature-input': input.replace('"@method"', '"@method" "@method"') },
+        'Signature-Input lists "@method" twice',
+      ],
+      [
+        'an unknown derived component',
+        { 'signature-input': input.replace('"@method"', '"@method" "@status"') },
+        'Unsupported component @status',
+      ],
+    ];
+    for (const [name, override, reason] of cases) {
+      const result = await verifyRequest(
+        received('POST', INBOX, { ...good, ...override }, BODY),
+        resolveTo(rsa.pem),
+        { now: NOW },
+      );
+      expect(result, name).to.deep.include({ ok: false, reason });
+    }
+  });
+
+  it('answers every truncation and byte flip of the remote fields with a refusal, never a throw (issue 11 §9)', async () => {
+    const good = sign('POST', INBOX, { expiresInSeconds: 60 }, BODY);
+    const variants: Array<Record<string, string>> = [];
+    for (const field of ['signature-input', 'signature', 'content-digest'] as const) {
+      const text = good[field]!;
+      for (let i = 0; i < text.length; i++) {
+        variants.push({ ...good, [field]: text.slice(0, i) });
+        for (const char of ['"', '(', ')', ';', ',', ':', '=', ' ', '\\', '?', '@', '%', '*', 'é'])
+          if (text[i] !== char)
+            variants.push({ ...good, [field]: text.slice(0, i) + char + text.slice(i + 1) });
+      }
+    }
+    for (const headers of variants) {
+      const result = await verifyRequest(received('POST', INBOX, headers, BODY), resolveTo(rsa.pem), {
+        now: NOW,
+      });
+      expect(result.ok, JSON.stringify(headers)).to.equal(false);
+      if (!result.ok) expect(result.reason).to.be.a('string').and.not.empty;
+    }
   });
 
   it('refuses a GET that covers neither @authority nor @target-uri', async () => {

@@ -14,11 +14,10 @@ import {
   parseDictionary,
   serializeInnerList,
   serializeItem,
-  SfToken,
-  type SfDictionary,
-  type SfInnerList,
-  type SfItem,
-} from './structured-fields.js';
+  type Dictionary,
+  type InnerList,
+  type Item,
+} from 'structured-headers';
 import { checkCreated, checkDate, checkExpires, type TimeWindow } from './time-window.js';
 
 // RFC 9421 HTTP Message Signatures, accepted by Mastodon since 4.5.
@@ -42,10 +41,9 @@ interface MessageParts {
   header: (name: string) => string | undefined;
 }
 
-function componentValue(item: SfItem, message: MessageParts): string | Refusal {
-  const name = item.value;
+function componentValue([name, params]: Item, message: MessageParts): string | Refusal {
   if (typeof name !== 'string') return { reason: 'Signature-Input component is not a string' };
-  if (item.params.size > 0) return { reason: `Unsupported component parameter on ${name}` };
+  if (params.size > 0) return { reason: `Unsupported component parameter on ${name}` };
   switch (name) {
     case '@method':
       return message.method;
@@ -69,10 +67,10 @@ function componentValue(item: SfItem, message: MessageParts): string | Refusal {
 }
 
 /** The signature base of RFC 9421 §2.5: one line per component, then `@signature-params`. */
-export function signatureBase(covered: SfInnerList, message: MessageParts): string | Refusal {
+export function signatureBase(covered: InnerList, message: MessageParts): string | Refusal {
   const lines: string[] = [];
   const seen = new Set<string>();
-  for (const item of covered.items) {
+  for (const item of covered[0]) {
     const id = serializeItem(item);
     if (seen.has(id)) return { reason: `Signature-Input lists ${id} twice` };
     seen.add(id);
@@ -113,14 +111,11 @@ export function signRequestRfc9421(
     '@target-uri',
     ...(withBody ? ['content-digest'] : []),
   ];
-  const covered: SfInnerList = {
-    items: components.map((name) => ({ value: name, params: new Map() })),
-    params: new Map(),
-  };
-  covered.params.set('created', now);
-  if (options.expiresInSeconds !== undefined) covered.params.set('expires', now + options.expiresInSeconds);
-  covered.params.set('keyid', key.keyId);
-  if (options.algParameter ?? true) covered.params.set('alg', alg);
+  const params = new Map<string, string | number>([['created', now]]);
+  if (options.expiresInSeconds !== undefined) params.set('expires', now + options.expiresInSeconds);
+  params.set('keyid', key.keyId);
+  if (options.algParameter ?? true) params.set('alg', alg);
+  const covered: InnerList = [components.map((name): Item => [name, new Map()]), params];
 
   const base = signatureBase(covered, {
     method: input.method.toUpperCase(),
@@ -134,8 +129,8 @@ export function signRequestRfc9421(
   return headers;
 }
 
-function integerParam(covered: SfInnerList, name: string): number | null | undefined {
-  const value = covered.params.get(name);
+function integerParam(covered: InnerList, name: string): number | null | undefined {
+  const value = covered[1].get(name);
   if (value === undefined) return undefined;
   return typeof value === 'number' && Number.isInteger(value) ? value : null;
 }
@@ -147,35 +142,36 @@ export function prepareRfc9421(
   window: TimeWindow,
   scheme: 'http' | 'https',
 ): PreparedSignature | Refusal {
-  let inputs: SfDictionary;
-  let signatures: SfDictionary;
+  let inputs: Dictionary;
+  let signatures: Dictionary;
   try {
     inputs = parseDictionary(headers.get('signature-input') ?? '');
     signatures = parseDictionary(headers.get('signature') ?? '');
   } catch {
+    // structured-headers throws a ParseError on any malformed field: remote input, a refusal.
     return { reason: 'Signature-Input or Signature header is malformed' };
   }
   const first = inputs.entries().next();
   if (first.done) return { reason: 'Signature-Input header is empty' };
   const [label, covered] = first.value;
   if (!isInnerList(covered)) return { reason: 'Signature-Input header is malformed' };
-  const keyId = covered.params.get('keyid');
+  const keyId = covered[1].get('keyid');
   if (typeof keyId !== 'string' || keyId === '') return { reason: 'Signature-Input has no keyid' };
   const refuse = (reason: string): Refusal => ({ reason, keyId });
   const signature = signatures.get(label);
-  if (!signature || isInnerList(signature) || !(signature.value instanceof Uint8Array))
+  if (!signature || isInnerList(signature) || !(signature[0] instanceof ArrayBuffer))
     return refuse(`Signature header has no value for ${label}`);
-  const alg = covered.params.get('alg');
+  const alg = covered[1].get('alg');
   if (alg !== undefined && (typeof alg !== 'string' || !RFC9421_ALGORITHMS.has(alg)))
     return refuse('Unsupported algorithm');
 
-  const names = covered.items.map((item) => (item.value instanceof SfToken ? '' : String(item.value)));
+  const names = covered[0].map(([name]) => (typeof name === 'string' ? name : ''));
   const covers = (...candidates: string[]): boolean => candidates.some((name) => names.includes(name));
   const method = request.method.toUpperCase();
   if (!covers('@method')) return refuse('Signature must cover @method');
   if (!covers('@target-uri', '@request-target', '@path'))
     return refuse('Signature must cover the request target');
-  if (!covers('date') && !covered.params.has('created'))
+  if (!covers('date') && !covered[1].has('created'))
     return refuse('Signature must have a created parameter or cover the Date header');
   if ((method === 'GET' || method === 'HEAD') && !covers('@authority', '@target-uri', 'host'))
     return refuse(`${method} requests must sign the Host header (@authority)`);
@@ -203,17 +199,19 @@ export function prepareRfc9421(
 
   const target = targetUri(request.url, headers.get('host'), scheme);
   if (!target) return refuse('Request target could not be determined');
-  const base = signatureBase(covered, {
-    method: request.method,
-    target,
-    header: (name) => headers.get(name),
-  });
+  let base: string | Refusal;
+  try {
+    base = signatureBase(covered, { method: request.method, target, header: (name) => headers.get(name) });
+  } catch {
+    // What the parser accepts the serializer writes back; a SerializeError here is still remote input.
+    return refuse('Signature-Input header is malformed');
+  }
   if (typeof base !== 'string') return refuse(base.reason);
   return {
     scheme: 'rfc9421',
     keyId,
     declaredAlgorithm: alg,
     signingString: base,
-    signature: signature.value,
+    signature: new Uint8Array(signature[0]),
   };
 }
