@@ -53,7 +53,7 @@ export async function startLoopbackInbox(options: LoopbackInboxOptions = {}): Pr
         { scheme: 'http' },
       );
       verified = result.ok;
-      if (!result.ok) reason = result.reason;
+      if (!result.ok) reason = `${result.reason}: ${result.detail}`;
     }
     const path = request.url ?? '/';
     const index = hits.filter((hit) => hit.path === path).length;

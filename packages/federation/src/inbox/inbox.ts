@@ -6,10 +6,17 @@ import type { ActorStore } from '../actors/actor.store.js';
 import type { Actor } from '../actors/actor.types.js';
 import type { RemoteActorResolver } from '../actors/remote-actors.js';
 import type { DomainBlocks } from '../moderation/domain-blocks.js';
-import { checkActivityOrigin, verifyRequest, type VerifyOptions } from '../signatures/index.js';
+import {
+  checkActivityOrigin,
+  verifyRequest,
+  type SignatureFailure,
+  type VerifyOptions,
+} from '../signatures/index.js';
 import { idOf, typeOf, type ActivityJson, type InboxHandler } from './inbox.types.js';
 
 export const INBOX_JOB = 'federation.inbox';
+/** What a peer is told when its signature fails, whatever the reason. */
+export const SIGNATURE_REFUSED = 'Request signature could not be verified';
 /** Bodies above this are refused before parsing (the 1 MB cap). */
 export const MAX_INBOX_BODY_BYTES = 1024 * 1024;
 
@@ -150,11 +157,10 @@ export class Inbox {
       scheme: this.options.scheme,
     });
     if (!verified.ok) {
-      this.options.logger.info(
-        { reason: verified.reason, keyId: verified.keyId },
-        'inbox refused a signature',
-      );
-      return { status: 401, error: verified.reason };
+      const { reason, detail, keyId } = verified;
+      this.options.logger[logLevelOf(reason)]({ reason, detail, keyId }, 'inbox refused a signature');
+      // The peer learns only that it failed; which check failed is for our logs.
+      return { status: 401, error: SIGNATURE_REFUSED };
     }
     const origin = checkActivityOrigin(activity, verified.owner);
     if (!origin.ok) return { status: 401, error: origin.reason };
@@ -229,6 +235,35 @@ export class Inbox {
     await this.options.sequelize.query('DELETE FROM inbox_receipts WHERE activity_id = $1', {
       bind: [receipt],
     });
+  }
+}
+
+/**
+ * Tampering and forgery (or a key we hold wrongly) are worth a warning; the rest is routine: clocks,
+ * deleted actors whose keys are gone, software that signs differently.
+ */
+function logLevelOf(reason: SignatureFailure): 'info' | 'warn' {
+  switch (reason) {
+    case 'bad_signature':
+    case 'digest_mismatch':
+    case 'invalid_key':
+      return 'warn';
+    case 'missing_signature':
+    case 'malformed_signature':
+    case 'unsupported_algorithm':
+    case 'unsupported_component':
+    case 'insufficient_coverage':
+    case 'missing_signed_header':
+    case 'missing_digest':
+    case 'malformed_digest':
+    case 'invalid_date':
+    case 'expired':
+    case 'future_date':
+    case 'bad_request_target':
+    case 'unknown_key':
+      return 'info';
+    default:
+      return reason satisfies never;
   }
 }
 

@@ -1,10 +1,16 @@
 import type { KeyObject } from 'node:crypto';
-import { checkDigestHeader, computeDigest } from './digest.js';
+import { checkDigestHeader, computeDigest, digestRefusal } from './digest.js';
 import { defaultKeyCache } from './key-cache.js';
-import type { PreparedSignature, Refusal } from './prepared-signature.js';
+import { refusal, type PreparedSignature, type Refusal } from './prepared-signature.js';
 import { hasBody, pathAndQuery } from './request-parts.js';
 import { CAVAGE_ALGORITHMS, cryptoAlgorithmFor, signBytes } from './signature-algorithms.js';
-import type { IncomingSignedRequest, OutgoingRequest, SignOptions, SigningKey } from './signature.types.js';
+import type {
+  IncomingSignedRequest,
+  OutgoingRequest,
+  SignatureFailure,
+  SignOptions,
+  SigningKey,
+} from './signature.types.js';
 import { checkCreated, checkDate, checkExpires, type TimeWindow } from './time-window.js';
 
 // draft-cavage-http-signatures-12, the scheme the fediverse has spoken since 2017.
@@ -40,11 +46,14 @@ function buildSigningString(
     else if (name === '(created)' || name === '(expires)') {
       const value = params.get(name.slice(1, -1));
       if (value === undefined)
-        return { reason: `Signature covers ${name} but has no ${name.slice(1, -1)} value` };
+        return refusal(
+          'malformed_signature',
+          `Signature covers ${name} but has no ${name.slice(1, -1)} value`,
+        );
       lines.push(`${name}: ${value}`);
     } else {
       const value = header(name);
-      if (value === undefined) return { reason: `Signed header ${name} is missing` };
+      if (value === undefined) return refusal('missing_signed_header', `Signed header ${name} is missing`);
       lines.push(`${name}: ${value}`);
     }
   }
@@ -80,7 +89,7 @@ export function signRequest(
   }
   const requestTarget = `${input.method.toLowerCase()} ${url.pathname}${url.search}`;
   const signingString = buildSigningString(names, requestTarget, new Map(), (name) => headers[name]);
-  if (typeof signingString !== 'string') throw new TypeError(signingString.reason);
+  if (typeof signingString !== 'string') throw new TypeError(signingString.detail);
   const signature = signBytes(crypto, privateKey, signingString).toString('base64');
   headers.signature =
     `keyId="${key.keyId}",algorithm="${algorithm}",` +
@@ -132,52 +141,56 @@ export function prepareCavage(
   window: TimeWindow,
 ): PreparedSignature | Refusal {
   const params = parseCavageParameters(signatureHeader);
-  if (!params) return { reason: 'Signature header is malformed' };
+  if (!params) return refusal('malformed_signature', 'Signature header is malformed');
   const keyId = params.get('keyId');
-  if (!keyId) return { reason: 'Signature header has no keyId' };
-  const refuse = (reason: string): Refusal => ({ reason, keyId });
+  if (!keyId) return refusal('malformed_signature', 'Signature header has no keyId');
+  const refuse = (reason: SignatureFailure, detail: string): Refusal => refusal(reason, detail, keyId);
   const signature = params.get('signature');
-  if (!signature || !BASE64.test(signature)) return refuse('Signature header has no valid signature value');
+  if (!signature || !BASE64.test(signature))
+    return refuse('malformed_signature', 'Signature header has no valid signature value');
   // Mastodon's reading of the draft: a missing algorithm means hs2019, "ask the key".
   const algorithm = (params.get('algorithm') ?? 'hs2019').toLowerCase();
-  if (!CAVAGE_ALGORITHMS.has(algorithm)) return refuse('Unsupported algorithm');
+  if (!CAVAGE_ALGORITHMS.has(algorithm)) return refuse('unsupported_algorithm', 'Unsupported algorithm');
 
   const names = (params.get('headers') ?? 'date').toLowerCase().trim().split(/\s+/);
-  if (new Set(names).size !== names.length) return refuse('Signature lists a header twice');
+  if (new Set(names).size !== names.length)
+    return refuse('malformed_signature', 'Signature lists a header twice');
   const covers = (name: string): boolean => names.includes(name);
   const method = request.method.toUpperCase();
 
   if ((covers('(created)') || covers('(expires)')) && algorithm !== 'hs2019')
-    return refuse('(created) and (expires) may only be signed with algorithm hs2019');
-  if (!covers('(request-target)')) return refuse('Signature must cover (request-target)');
-  if (!covers('date') && !covers('(created)')) return refuse('Signature must cover the Date header');
+    return refuse('malformed_signature', '(created) and (expires) may only be signed with algorithm hs2019');
+  if (!covers('(request-target)'))
+    return refuse('insufficient_coverage', 'Signature must cover (request-target)');
+  if (!covers('date') && !covers('(created)'))
+    return refuse('insufficient_coverage', 'Signature must cover the Date header');
   if ((method === 'GET' || method === 'HEAD') && !covers('host'))
-    return refuse(`${method} requests must sign the Host header`);
-  if (hasBody(request) && !covers('digest')) return refuse(`${method} requests must sign the Digest header`);
+    return refuse('insufficient_coverage', `${method} requests must sign the Host header`);
+  if (hasBody(request) && !covers('digest'))
+    return refuse('missing_digest', `${method} requests must sign the Digest header`);
 
   const created = integerParameter(params.get('created'));
   const expires = integerParameter(params.get('expires'));
-  if (created === null || expires === null) return refuse('Signature created/expires must be integers');
+  if (created === null || expires === null)
+    return refuse('malformed_signature', 'Signature created/expires must be integers');
   const timeProblem =
     (covers('date') && headers.has('date') ? checkDate(headers.get('date') ?? '', window) : null) ??
     (created !== undefined ? checkCreated(created, window) : null) ??
     (expires !== undefined ? checkExpires(expires, window) : null);
-  if (timeProblem) return refuse(timeProblem);
+  if (timeProblem) return refuse(timeProblem.reason, timeProblem.detail);
 
   if (covers('digest')) {
     const digest = headers.get('digest');
-    if (digest === undefined) return refuse('Signed header digest is missing');
-    const check = checkDigestHeader(digest, request.body);
-    if (check === 'mismatch') return refuse('Digest does not match the body');
-    if (check === 'unsupported') return refuse('Digest uses no supported algorithm (SHA-256 or SHA-512)');
-    if (check === 'malformed') return refuse('Digest header is malformed');
+    if (digest === undefined) return refuse('missing_digest', 'Signed header digest is missing');
+    const problem = digestRefusal(checkDigestHeader(digest, request.body), 'Digest', keyId);
+    if (problem) return problem;
   }
 
   const target = pathAndQuery(request.url);
-  if (target === null) return refuse('Request URL is malformed');
+  if (target === null) return refuse('bad_request_target', 'Request URL is malformed');
   const requestTarget = `${request.method.toLowerCase()} ${target}`;
   const signingString = buildSigningString(names, requestTarget, params, (name) => headers.get(name));
-  if (typeof signingString !== 'string') return refuse(signingString.reason);
+  if (typeof signingString !== 'string') return { ...signingString, keyId };
   return {
     scheme: 'cavage',
     keyId,

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isInnerList, parseDictionary } from 'structured-headers';
+import { refusal, type Refusal } from './prepared-signature.js';
 
 export type DigestAlgorithm = 'sha256' | 'sha512';
 
@@ -44,6 +45,26 @@ function checkAll(entries: Array<[string, Uint8Array]>, body: Uint8Array | undef
     checked += 1;
   }
   return checked > 0 ? 'match' : 'unsupported';
+}
+
+/** The refusal a digest check calls for, if any; `field` names the header in the detail. */
+export function digestRefusal(
+  check: DigestCheck,
+  field: 'Digest' | 'Content-Digest',
+  keyId: string,
+): Refusal | null {
+  switch (check) {
+    case 'match':
+      return null;
+    case 'mismatch':
+      return refusal('digest_mismatch', `${field} does not match the body`, keyId);
+    case 'unsupported':
+      return refusal('malformed_digest', `${field} uses no supported algorithm (SHA-256 or SHA-512)`, keyId);
+    case 'malformed':
+      return refusal('malformed_digest', `${field} header is malformed`, keyId);
+    default:
+      return check satisfies never;
+  }
 }
 
 /** Checks a `Digest: SHA-256=…,SHA-512=…` header against the body. */

@@ -1,4 +1,4 @@
-import type { SignatureScheme } from './signature.types.js';
+import type { SignatureFailure, SignatureScheme } from './signature.types.js';
 
 /** A signature whose policy checks passed: only the key lookup and the crypto remain. */
 export interface PreparedSignature {
@@ -11,8 +11,14 @@ export interface PreparedSignature {
 }
 
 export interface Refusal {
-  reason: string;
+  reason: SignatureFailure;
+  /** For our logs: what exactly was wrong. */
+  detail: string;
   keyId?: string;
+}
+
+export function refusal(reason: SignatureFailure, detail: string, keyId?: string): Refusal {
+  return keyId === undefined ? { reason, detail } : { reason, detail, keyId };
 }
 
 export function isRefusal(value: PreparedSignature | Refusal): value is Refusal {

@@ -1,7 +1,7 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { expect } from 'chai';
 import { signRequestRfc9421 } from './rfc9421.js';
-import type { IncomingSignedRequest, ResolvedKey } from './signature.types.js';
+import type { IncomingSignedRequest, ResolvedKey, SignatureFailure } from './signature.types.js';
 import { parseDictionary } from 'structured-headers';
 import { verifyRequest } from './verify-request.js';
 
@@ -110,7 +110,11 @@ describe('RFC 9421 message signatures', () => {
       resolveTo(RFC_ED25519_PUBLIC),
       { now: NOW },
     );
-    expect(post).to.deep.include({ ok: false, reason: 'POST requests must sign the Content-Digest header' });
+    expect(post).to.deep.include({
+      ok: false,
+      reason: 'missing_digest',
+      detail: 'POST requests must sign the Content-Digest header',
+    });
   });
 
   it('accepts a signed POST (rsa-v1_5-sha256) and a signed GET with a query', async () => {
@@ -155,13 +159,21 @@ describe('RFC 9421 message signatures', () => {
         now: NOW,
       },
     );
-    expect(body).to.deep.include({ ok: false, reason: 'Content-Digest does not match the body' });
+    expect(body).to.deep.include({
+      ok: false,
+      reason: 'digest_mismatch',
+      detail: 'Content-Digest does not match the body',
+    });
     const target = await verifyRequest(
       received('POST', 'https://local.example/users/bob/inbox', headers, BODY),
       resolveTo(rsa.pem),
       { now: NOW },
     );
-    expect(target).to.deep.include({ ok: false, reason: 'Signature does not verify' });
+    expect(target).to.deep.include({
+      ok: false,
+      reason: 'bad_signature',
+      detail: 'Signature does not verify',
+    });
     const other = await verifyRequest(
       received('POST', INBOX, { ...headers, host: 'other.example' }, BODY),
       resolveTo(rsa.pem),
@@ -169,7 +181,11 @@ describe('RFC 9421 message signatures', () => {
         now: NOW,
       },
     );
-    expect(other).to.deep.include({ ok: false, reason: 'Signature does not verify' });
+    expect(other).to.deep.include({
+      ok: false,
+      reason: 'bad_signature',
+      detail: 'Signature does not verify',
+    });
   });
 
   it('keeps the authority when the path looks like a network path (//evil.example/…)', async () => {
@@ -179,7 +195,11 @@ describe('RFC 9421 message signatures', () => {
       resolveTo(rsa.pem),
       { now: NOW },
     );
-    expect(result).to.deep.include({ ok: false, reason: 'Signature does not verify' });
+    expect(result).to.deep.include({
+      ok: false,
+      reason: 'bad_signature',
+      detail: 'Signature does not verify',
+    });
   });
 
   it('refuses stale, future and expired signatures', async () => {
@@ -189,21 +209,24 @@ describe('RFC 9421 message signatures', () => {
       await verifyRequest(received('GET', INBOX, stale), resolveTo(rsa.pem), { now: NOW }),
     ).to.deep.include({
       ok: false,
-      reason: 'Signature creation time is outside the accepted window',
+      reason: 'expired',
+      detail: 'Signature creation time is outside the accepted window',
     });
     const ahead = sign('GET', INBOX, { now: hours(2), components: ['@method', '@target-uri'] });
     expect(
       await verifyRequest(received('GET', INBOX, ahead), resolveTo(rsa.pem), { now: NOW }),
     ).to.deep.include({
       ok: false,
-      reason: 'Signature was created in the future',
+      reason: 'future_date',
+      detail: 'Signature was created in the future',
     });
     const expired = sign('GET', INBOX, { now: hours(-2), expiresInSeconds: 60 });
     expect(
       await verifyRequest(received('GET', INBOX, expired), resolveTo(rsa.pem), { now: NOW }),
     ).to.deep.include({
       ok: false,
-      reason: 'Signature has expired',
+      reason: 'expired',
+      detail: 'Signature has expired',
     });
   });
 
@@ -213,7 +236,8 @@ describe('RFC 9421 message signatures', () => {
       verifyRequest(received('POST', INBOX, headers, BODY), resolveTo(rsa.pem), { now: NOW });
     expect(await verify(sign('POST', INBOX, { now: minutes(120) }, BODY))).to.deep.include({
       ok: false,
-      reason: 'Signature was created in the future',
+      reason: 'future_date',
+      detail: 'Signature was created in the future',
     });
     expect((await verify(sign('POST', INBOX, { now: minutes(30) }, BODY))).ok).to.equal(true);
     // A covered Date header is held to the same limit, whatever `created` says.
@@ -223,7 +247,11 @@ describe('RFC 9421 message signatures', () => {
         { keyId: KEY_ID, privateKey: rsa.privateKey },
         { now: NOW, components: ['@method', '@target-uri', 'content-digest', 'date'] },
       );
-    expect(await verify(withDate(120))).to.deep.include({ ok: false, reason: 'Date is in the future' });
+    expect(await verify(withDate(120))).to.deep.include({
+      ok: false,
+      reason: 'future_date',
+      detail: 'Date is in the future',
+    });
     expect((await verify(withDate(30))).ok).to.equal(true);
   });
 
@@ -237,7 +265,8 @@ describe('RFC 9421 message signatures', () => {
       await verifyRequest(received('GET', INBOX, hmac), resolveTo(rsa.pem), { now: NOW }),
     ).to.deep.include({
       ok: false,
-      reason: 'Unsupported algorithm',
+      reason: 'unsupported_algorithm',
+      detail: 'Unsupported algorithm',
     });
     const anonymous = {
       ...headers,
@@ -247,7 +276,8 @@ describe('RFC 9421 message signatures', () => {
       await verifyRequest(received('GET', INBOX, anonymous), resolveTo(rsa.pem), { now: NOW }),
     ).to.deep.equal({
       ok: false,
-      reason: 'Signature-Input has no keyid',
+      reason: 'malformed_signature',
+      detail: 'Signature-Input has no keyid',
     });
   });
 
@@ -255,101 +285,125 @@ describe('RFC 9421 message signatures', () => {
     const good = sign('POST', INBOX, {}, BODY);
     const input = good['signature-input']!;
     const value = good.signature!;
-    const cases: Array<[string, Partial<Record<'signature-input' | 'signature', string>>, string]> = [
+    const cases: Array<
+      [string, Partial<Record<'signature-input' | 'signature', string>>, SignatureFailure, string]
+    > = [
       [
         'an upper-case key',
         { 'signature-input': input.replace('sig1', 'Sig1') },
+        'malformed_signature',
         'Signature-Input or Signature header is malformed',
       ],
       [
         'an unterminated inner list',
         { 'signature-input': 'sig1=("@method" "@target-uri"' },
+        'malformed_signature',
         'Signature-Input or Signature header is malformed',
       ],
       [
         'a trailing comma',
         { 'signature-input': `${input},` },
+        'malformed_signature',
         'Signature-Input or Signature header is malformed',
       ],
       [
         'a non-ASCII string',
         { 'signature-input': input.replace('"@method"', '"@méthode"') },
+        'malformed_signature',
         'Signature-Input or Signature header is malformed',
       ],
       [
         'a 16-digit integer',
         { 'signature-input': input.replace(/created=\d+/, 'created=1234567890123456') },
+        'malformed_signature',
         'Signature-Input or Signature header is malformed',
       ],
       [
         'bytes that are not base64',
         { signature: 'sig1=:@@@:' },
+        'malformed_signature',
         'Signature-Input or Signature header is malformed',
       ],
       [
         'an unterminated byte sequence',
         { signature: value.slice(0, -1) },
+        'malformed_signature',
         'Signature-Input or Signature header is malformed',
       ],
       [
         'a signature given as a string',
         { signature: 'sig1="abc"' },
+        'malformed_signature',
         'Signature header has no value for sig1',
       ],
       [
         'a signature under another label',
         { signature: value.replace('sig1', 'sig2') },
+        'malformed_signature',
         'Signature header has no value for sig1',
       ],
-      ['an empty Signature-Input', { 'signature-input': '' }, 'Signature-Input header is empty'],
+      [
+        'an empty Signature-Input',
+        { 'signature-input': '' },
+        'malformed_signature',
+        'Signature-Input header is empty',
+      ],
       [
         'a Signature-Input that is not an inner list',
         { 'signature-input': 'sig1=?1' },
+        'malformed_signature',
         'Signature-Input header is malformed',
       ],
       [
         'a keyid given as a token',
         { 'signature-input': input.replace(/keyid="[^"]*"/, 'keyid=main-key') },
+        'malformed_signature',
         'Signature-Input has no keyid',
       ],
       [
         'a created given as a date',
         { 'signature-input': input.replace(/created=(\d+)/, 'created=@$1') },
+        'malformed_signature',
         'Signature-Input or Signature header is malformed',
       ],
       [
         'a created given as a decimal',
         { 'signature-input': input.replace(/created=(\d+)/, 'created=$1.5') },
+        'malformed_signature',
         'Signature created/expires must be integers',
       ],
       [
         'a component given as a token',
         { 'signature-input': input.replace('"@method"', '"@method" method') },
+        'malformed_signature',
         'Signature-Input component is not a string',
       ],
       [
         'a component with a parameter',
         { 'signature-input': input.replace('"@method"', '"@method";sf') },
+        'unsupported_component',
         'Unsupported component parameter on @method',
       ],
       [
         'a component listed twice',
         { 'signature-input': input.replace('"@method"', '"@method" "@method"') },
+        'malformed_signature',
         'Signature-Input lists "@method" twice',
       ],
       [
         'an unknown derived component',
         { 'signature-input': input.replace('"@method"', '"@method" "@status"') },
+        'unsupported_component',
         'Unsupported component @status',
       ],
     ];
-    for (const [name, override, reason] of cases) {
+    for (const [name, override, reason, detail] of cases) {
       const result = await verifyRequest(
         received('POST', INBOX, { ...good, ...override }, BODY),
         resolveTo(rsa.pem),
         { now: NOW },
       );
-      expect(result, name).to.deep.include({ ok: false, reason });
+      expect(result, name).to.deep.include({ ok: false, reason, detail });
     }
   });
 
@@ -380,7 +434,8 @@ describe('RFC 9421 message signatures', () => {
       await verifyRequest(received('GET', INBOX, headers), resolveTo(rsa.pem), { now: NOW }),
     ).to.deep.include({
       ok: false,
-      reason: 'GET requests must sign the Host header (@authority)',
+      reason: 'insufficient_coverage',
+      detail: 'GET requests must sign the Host header (@authority)',
     });
   });
 });

@@ -1,6 +1,6 @@
 import { lowerCaseHeaders, privateKeyObject } from './cavage.js';
-import { checkContentDigestHeader, contentDigest } from './digest.js';
-import type { PreparedSignature, Refusal } from './prepared-signature.js';
+import { checkContentDigestHeader, contentDigest, digestRefusal } from './digest.js';
+import { refusal, type PreparedSignature, type Refusal } from './prepared-signature.js';
 import { hasBody, targetUri } from './request-parts.js';
 import {
   cryptoAlgorithmFor,
@@ -8,7 +8,13 @@ import {
   signBytes,
   type CryptoAlgorithm,
 } from './signature-algorithms.js';
-import type { IncomingSignedRequest, OutgoingRequest, SignOptions, SigningKey } from './signature.types.js';
+import type {
+  IncomingSignedRequest,
+  OutgoingRequest,
+  SignatureFailure,
+  SignOptions,
+  SigningKey,
+} from './signature.types.js';
 import {
   isInnerList,
   parseDictionary,
@@ -42,8 +48,9 @@ interface MessageParts {
 }
 
 function componentValue([name, params]: Item, message: MessageParts): string | Refusal {
-  if (typeof name !== 'string') return { reason: 'Signature-Input component is not a string' };
-  if (params.size > 0) return { reason: `Unsupported component parameter on ${name}` };
+  if (typeof name !== 'string')
+    return refusal('malformed_signature', 'Signature-Input component is not a string');
+  if (params.size > 0) return refusal('unsupported_component', `Unsupported component parameter on ${name}`);
   switch (name) {
     case '@method':
       return message.method;
@@ -60,9 +67,10 @@ function componentValue([name, params]: Item, message: MessageParts): string | R
     case '@query':
       return message.target.search || '?';
   }
-  if (name.startsWith('@') || !FIELD_NAME.test(name)) return { reason: `Unsupported component ${name}` };
+  if (name.startsWith('@') || !FIELD_NAME.test(name))
+    return refusal('unsupported_component', `Unsupported component ${name}`);
   const value = message.header(name);
-  if (value === undefined) return { reason: `Signed header ${name} is missing` };
+  if (value === undefined) return refusal('missing_signed_header', `Signed header ${name} is missing`);
   return value;
 }
 
@@ -72,7 +80,7 @@ export function signatureBase(covered: InnerList, message: MessageParts): string
   const seen = new Set<string>();
   for (const item of covered[0]) {
     const id = serializeItem(item);
-    if (seen.has(id)) return { reason: `Signature-Input lists ${id} twice` };
+    if (seen.has(id)) return refusal('malformed_signature', `Signature-Input lists ${id} twice`);
     seen.add(id);
     const value = componentValue(item, message);
     if (typeof value !== 'string') return value;
@@ -122,7 +130,7 @@ export function signRequestRfc9421(
     target,
     header: (name) => headers[name]?.trim(),
   });
-  if (typeof base !== 'string') throw new TypeError(base.reason);
+  if (typeof base !== 'string') throw new TypeError(base.detail);
   const label = options.label ?? 'sig1';
   headers['signature-input'] = `${label}=${serializeInnerList(covered)}`;
   headers.signature = `${label}=:${signBytes(alg, privateKey, base).toString('base64')}:`;
@@ -149,64 +157,66 @@ export function prepareRfc9421(
     signatures = parseDictionary(headers.get('signature') ?? '');
   } catch {
     // structured-headers throws a ParseError on any malformed field: remote input, a refusal.
-    return { reason: 'Signature-Input or Signature header is malformed' };
+    return refusal('malformed_signature', 'Signature-Input or Signature header is malformed');
   }
   const first = inputs.entries().next();
-  if (first.done) return { reason: 'Signature-Input header is empty' };
+  if (first.done) return refusal('malformed_signature', 'Signature-Input header is empty');
   const [label, covered] = first.value;
-  if (!isInnerList(covered)) return { reason: 'Signature-Input header is malformed' };
+  if (!isInnerList(covered)) return refusal('malformed_signature', 'Signature-Input header is malformed');
   const keyId = covered[1].get('keyid');
-  if (typeof keyId !== 'string' || keyId === '') return { reason: 'Signature-Input has no keyid' };
-  const refuse = (reason: string): Refusal => ({ reason, keyId });
+  if (typeof keyId !== 'string' || keyId === '')
+    return refusal('malformed_signature', 'Signature-Input has no keyid');
+  const refuse = (reason: SignatureFailure, detail: string): Refusal => refusal(reason, detail, keyId);
   const signature = signatures.get(label);
   if (!signature || isInnerList(signature) || !(signature[0] instanceof ArrayBuffer))
-    return refuse(`Signature header has no value for ${label}`);
+    return refuse('malformed_signature', `Signature header has no value for ${label}`);
   const alg = covered[1].get('alg');
   if (alg !== undefined && (typeof alg !== 'string' || !RFC9421_ALGORITHMS.has(alg)))
-    return refuse('Unsupported algorithm');
+    return refuse('unsupported_algorithm', 'Unsupported algorithm');
 
   const names = covered[0].map(([name]) => (typeof name === 'string' ? name : ''));
   const covers = (...candidates: string[]): boolean => candidates.some((name) => names.includes(name));
   const method = request.method.toUpperCase();
-  if (!covers('@method')) return refuse('Signature must cover @method');
+  if (!covers('@method')) return refuse('insufficient_coverage', 'Signature must cover @method');
   if (!covers('@target-uri', '@request-target', '@path'))
-    return refuse('Signature must cover the request target');
+    return refuse('insufficient_coverage', 'Signature must cover the request target');
   if (!covers('date') && !covered[1].has('created'))
-    return refuse('Signature must have a created parameter or cover the Date header');
+    return refuse(
+      'insufficient_coverage',
+      'Signature must have a created parameter or cover the Date header',
+    );
   if ((method === 'GET' || method === 'HEAD') && !covers('@authority', '@target-uri', 'host'))
-    return refuse(`${method} requests must sign the Host header (@authority)`);
+    return refuse('insufficient_coverage', `${method} requests must sign the Host header (@authority)`);
   if (hasBody(request) && !covers('content-digest'))
-    return refuse(`${method} requests must sign the Content-Digest header`);
+    return refuse('missing_digest', `${method} requests must sign the Content-Digest header`);
 
   const created = integerParam(covered, 'created');
   const expires = integerParam(covered, 'expires');
-  if (created === null || expires === null) return refuse('Signature created/expires must be integers');
+  if (created === null || expires === null)
+    return refuse('malformed_signature', 'Signature created/expires must be integers');
   const timeProblem =
     (covers('date') && headers.has('date') ? checkDate(headers.get('date') ?? '', window) : null) ??
     (created !== undefined ? checkCreated(created, window) : null) ??
     (expires !== undefined ? checkExpires(expires, window) : null);
-  if (timeProblem) return refuse(timeProblem);
+  if (timeProblem) return refuse(timeProblem.reason, timeProblem.detail);
 
   if (covers('content-digest')) {
     const digest = headers.get('content-digest');
-    if (digest === undefined) return refuse('Signed header content-digest is missing');
-    const check = checkContentDigestHeader(digest, request.body);
-    if (check === 'mismatch') return refuse('Content-Digest does not match the body');
-    if (check === 'unsupported')
-      return refuse('Content-Digest uses no supported algorithm (sha-256 or sha-512)');
-    if (check === 'malformed') return refuse('Content-Digest header is malformed');
+    if (digest === undefined) return refuse('missing_digest', 'Signed header content-digest is missing');
+    const problem = digestRefusal(checkContentDigestHeader(digest, request.body), 'Content-Digest', keyId);
+    if (problem) return problem;
   }
 
   const target = targetUri(request.url, headers.get('host'), scheme);
-  if (!target) return refuse('Request target could not be determined');
+  if (!target) return refuse('bad_request_target', 'Request target could not be determined');
   let base: string | Refusal;
   try {
     base = signatureBase(covered, { method: request.method, target, header: (name) => headers.get(name) });
   } catch {
     // What the parser accepts the serializer writes back; a SerializeError here is still remote input.
-    return refuse('Signature-Input header is malformed');
+    return refuse('malformed_signature', 'Signature-Input header is malformed');
   }
-  if (typeof base !== 'string') return refuse(base.reason);
+  if (typeof base !== 'string') return { ...base, keyId };
   return {
     scheme: 'rfc9421',
     keyId,

@@ -38,6 +38,43 @@ export type KeyResolver = (
 
 export type SignatureScheme = 'cavage' | 'rfc9421';
 
+/**
+ * Why a signed request was refused: a closed set, so every caller can switch over it exhaustively.
+ * The `detail` beside it (which header, which component) is for our logs, not for the peer.
+ */
+export type SignatureFailure =
+  /** No `Signature` (or `Authorization: Signature`) header, or Signature-Input without Signature. */
+  | 'missing_signature'
+  /** A signature field that does not parse, or lacks its keyId, its value or a usable parameter. */
+  | 'malformed_signature'
+  /** An algorithm we do not accept, or one that does not fit the signer's key. */
+  | 'unsupported_algorithm'
+  /** An RFC 9421 component or component parameter we do not implement. */
+  | 'unsupported_component'
+  /** The signature leaves out what must be signed (target, method, Date or created, Host). */
+  | 'insufficient_coverage'
+  /** A header the signature covers is not in the request. */
+  | 'missing_signed_header'
+  /** A request with a body whose digest is not signed. */
+  | 'missing_digest'
+  /** A digest header that does not parse or uses no algorithm we accept. */
+  | 'malformed_digest'
+  | 'digest_mismatch'
+  /** A signed Date that is not a date. */
+  | 'invalid_date'
+  /** Dated or created before the accepted window, or past its `expires`. */
+  | 'expired'
+  /** Dated or created more than the clock skew ahead. */
+  | 'future_date'
+  /** The request's own URL or Host do not give a target to check against. */
+  | 'bad_request_target'
+  /** No key of that id could be found (or fetched). */
+  | 'unknown_key'
+  /** The key found could not be parsed. */
+  | 'invalid_key'
+  /** The cryptographic check failed, also after re-fetching the key once. */
+  | 'bad_signature';
+
 export type VerificationResult =
   | {
       ok: true;
@@ -48,7 +85,7 @@ export type VerificationResult =
       /** The verified signature bytes: they name this one request (its date, target and body). */
       signature: Uint8Array;
     }
-  | { ok: false; reason: string; keyId?: string };
+  | { ok: false; reason: SignatureFailure; detail: string; keyId?: string };
 
 export interface VerifyOptions {
   /** How old a Date (or `created`) may be: 12 h by default. */

@@ -1,3 +1,4 @@
+import { refusal, type Refusal } from './prepared-signature.js';
 import type { VerifyOptions } from './signature.types.js';
 
 export const DEFAULT_MAX_AGE_SECONDS = 12 * 60 * 60;
@@ -21,22 +22,24 @@ export function timeWindow(options: VerifyOptions): TimeWindow {
  * A signed Date may be up to the window plus the skew old, and at most the skew ahead (as Mastodon:
  * a request dated hours ahead is pre-signed to be replayed later). Returns a reason or null.
  */
-export function checkDate(value: string, window: TimeWindow): string | null {
+export function checkDate(value: string, window: TimeWindow): Refusal | null {
   const sent = Date.parse(value);
-  if (Number.isNaN(sent)) return 'Date header is not a valid date';
+  if (Number.isNaN(sent)) return refusal('invalid_date', 'Date header is not a valid date');
   const age = window.now - Math.floor(sent / 1000);
-  if (age < -window.skew) return 'Date is in the future';
-  return age > window.maxAge + window.skew ? 'Date is outside the accepted window' : null;
-}
-
-/** `created` says when the signature was made: never beyond the skew into the future. */
-export function checkCreated(created: number, window: TimeWindow): string | null {
-  if (created > window.now + window.skew) return 'Signature was created in the future';
-  if (window.now - created > window.maxAge + window.skew)
-    return 'Signature creation time is outside the accepted window';
+  if (age < -window.skew) return refusal('future_date', 'Date is in the future');
+  if (age > window.maxAge + window.skew) return refusal('expired', 'Date is outside the accepted window');
   return null;
 }
 
-export function checkExpires(expires: number, window: TimeWindow): string | null {
-  return expires < window.now - window.skew ? 'Signature has expired' : null;
+/** `created` says when the signature was made: never beyond the skew into the future. */
+export function checkCreated(created: number, window: TimeWindow): Refusal | null {
+  if (created > window.now + window.skew)
+    return refusal('future_date', 'Signature was created in the future');
+  if (window.now - created > window.maxAge + window.skew)
+    return refusal('expired', 'Signature creation time is outside the accepted window');
+  return null;
+}
+
+export function checkExpires(expires: number, window: TimeWindow): Refusal | null {
+  return expires < window.now - window.skew ? refusal('expired', 'Signature has expired') : null;
 }

@@ -128,7 +128,11 @@ describe('verifyRequest (draft-cavage)', () => {
     const result = await verifyRequest(received('POST', INBOX, {}, BODY), resolver(alice).resolve, {
       now: NOW,
     });
-    expect(result).to.deep.include({ ok: false, reason: 'Missing Signature header' });
+    expect(result).to.deep.include({
+      ok: false,
+      reason: 'missing_signature',
+      detail: 'Missing Signature header',
+    });
     const accepted = await verifyRequest(
       { ...received('POST', INBOX, {}, BODY), headers },
       resolver(alice).resolve,
@@ -144,13 +148,23 @@ describe('verifyRequest (draft-cavage)', () => {
     const result = await verifyRequest(received('POST', INBOX, post(), tampered), resolver(alice).resolve, {
       now: NOW,
     });
-    expect(result).to.deep.equal({ ok: false, reason: 'Digest does not match the body', keyId: KEY_ID });
+    expect(result).to.deep.equal({
+      ok: false,
+      reason: 'digest_mismatch',
+      detail: 'Digest does not match the body',
+      keyId: KEY_ID,
+    });
   });
 
   it('refuses a signature made with another key, re-fetching the key once', async () => {
     const { resolve, calls } = resolver(rotated, rotated);
     const result = await verifyRequest(received('POST', INBOX, post(), BODY), resolve, { now: NOW });
-    expect(result).to.deep.equal({ ok: false, reason: 'Signature does not verify', keyId: KEY_ID });
+    expect(result).to.deep.equal({
+      ok: false,
+      reason: 'bad_signature',
+      detail: 'Signature does not verify',
+      keyId: KEY_ID,
+    });
     expect(calls).to.deep.equal([false, true]);
   });
 
@@ -166,7 +180,7 @@ describe('verifyRequest (draft-cavage)', () => {
   it('refuses an unknown key without asking again', async () => {
     const { resolve, calls } = resolver(null, alice);
     const result = await verifyRequest(received('POST', INBOX, post(), BODY), resolve, { now: NOW });
-    expect(result).to.deep.equal({ ok: false, reason: 'Unknown key', keyId: KEY_ID });
+    expect(result).to.deep.equal({ ok: false, reason: 'unknown_key', detail: 'Unknown key', keyId: KEY_ID });
     expect(calls).to.deep.equal([false]);
   });
 
@@ -174,13 +188,13 @@ describe('verifyRequest (draft-cavage)', () => {
     const { resolve, calls } = resolver(alice);
     const check = (signedAt: Date) =>
       verifyRequest(received('POST', INBOX, post({ now: signedAt }), BODY), resolve, { now: NOW });
-    const window = 'Date is outside the accepted window';
-    const future = 'Date is in the future';
-    expect(await check(new Date(NOW.getTime() - 14 * HOUR))).to.deep.include({ ok: false, reason: window });
+    const window = { ok: false, reason: 'expired', detail: 'Date is outside the accepted window' };
+    const future = { ok: false, reason: 'future_date', detail: 'Date is in the future' };
+    expect(await check(new Date(NOW.getTime() - 14 * HOUR))).to.deep.include(window);
     // issue 12 §5: ahead, only the clock-skew margin (1 h) is tolerated, as Mastodon does.
-    expect(await check(new Date(NOW.getTime() + 13.5 * HOUR))).to.deep.include({ ok: false, reason: future });
-    expect(await check(new Date(NOW.getTime() + 2 * HOUR))).to.deep.include({ ok: false, reason: future });
-    expect(await check(new Date(NOW.getTime() + HOUR + 1000))).to.deep.include({ ok: false, reason: future });
+    expect(await check(new Date(NOW.getTime() + 13.5 * HOUR))).to.deep.include(future);
+    expect(await check(new Date(NOW.getTime() + 2 * HOUR))).to.deep.include(future);
+    expect(await check(new Date(NOW.getTime() + HOUR + 1000))).to.deep.include(future);
     expect(calls, 'no key fetch for a stale or early request').to.deep.equal([]);
     expect((await check(new Date(NOW.getTime() - 12.5 * HOUR))).ok).to.equal(true);
     expect((await check(new Date(NOW.getTime() + 0.5 * HOUR))).ok).to.equal(true);
@@ -194,7 +208,11 @@ describe('verifyRequest (draft-cavage)', () => {
       maxAgeSeconds: 300,
       skewSeconds: 60,
     });
-    expect(result).to.deep.include({ ok: false, reason: 'Date is outside the accepted window' });
+    expect(result).to.deep.include({
+      ok: false,
+      reason: 'expired',
+      detail: 'Date is outside the accepted window',
+    });
   });
 
   it('refuses a POST without a Digest, or with a Digest left out of the signature', async () => {
@@ -209,7 +227,11 @@ describe('verifyRequest (draft-cavage)', () => {
       const result = await verifyRequest(received('POST', INBOX, headers, BODY), resolver(alice).resolve, {
         now: NOW,
       });
-      expect(result).to.deep.include({ ok: false, reason: 'POST requests must sign the Digest header' });
+      expect(result).to.deep.include({
+        ok: false,
+        reason: 'missing_digest',
+        detail: 'POST requests must sign the Digest header',
+      });
     }
   });
 
@@ -217,16 +239,17 @@ describe('verifyRequest (draft-cavage)', () => {
     const url = 'https://local.example/users/bob';
     const base = { host: 'local.example', date: NOW.toUTCString() };
     const cases: Array<[string[], string]> = [
+      // All three leave out what must be signed: the detail says what.
       [['(request-target)', 'date'], 'GET requests must sign the Host header'],
       [['host', 'date'], 'Signature must cover (request-target)'],
       [['(request-target)', 'host'], 'Signature must cover the Date header'],
     ];
-    for (const [names, reason] of cases) {
+    for (const [names, detail] of cases) {
       const headers = handSigned('GET', url, base, names, alice.privateKey);
       const result = await verifyRequest(received('GET', url, headers), resolver(alice).resolve, {
         now: NOW,
       });
-      expect(result).to.deep.include({ ok: false, reason });
+      expect(result).to.deep.include({ ok: false, reason: 'insufficient_coverage', detail });
     }
   });
 
@@ -239,12 +262,17 @@ describe('verifyRequest (draft-cavage)', () => {
       await verifyRequest(received('GET', url, sha512), resolver(alice).resolve, { now: NOW }),
     ).to.deep.include({
       ok: false,
-      reason: 'Unsupported algorithm',
+      reason: 'unsupported_algorithm',
+      detail: 'Unsupported algorithm',
     });
     const claimsRsa = handSigned('GET', url, base, names, alice.privateKey);
     expect(
       await verifyRequest(received('GET', url, claimsRsa), resolver(edKey).resolve, { now: NOW }),
-    ).to.deep.include({ ok: false, reason: 'Unsupported algorithm for this key type' });
+    ).to.deep.include({
+      ok: false,
+      reason: 'unsupported_algorithm',
+      detail: 'Unsupported algorithm for this key type',
+    });
   });
 
   it('accepts hs2019 with an RSA key and with an Ed25519 key', async () => {
@@ -285,7 +313,8 @@ describe('verifyRequest (draft-cavage)', () => {
     );
     expect(refused).to.deep.include({
       ok: false,
-      reason: '(created) and (expires) may only be signed with algorithm hs2019',
+      reason: 'malformed_signature',
+      detail: '(created) and (expires) may only be signed with algorithm hs2019',
     });
   });
 
@@ -296,7 +325,11 @@ describe('verifyRequest (draft-cavage)', () => {
       resolver(alice).resolve,
       { now: NOW },
     );
-    expect(result).to.deep.include({ ok: false, reason: 'Signature does not verify' });
+    expect(result).to.deep.include({
+      ok: false,
+      reason: 'bad_signature',
+      detail: 'Signature does not verify',
+    });
   });
 
   it('refuses a malformed Signature header', async () => {
@@ -305,7 +338,11 @@ describe('verifyRequest (draft-cavage)', () => {
       resolver(alice).resolve,
       { now: NOW },
     );
-    expect(result).to.deep.equal({ ok: false, reason: 'Signature header is malformed' });
+    expect(result).to.deep.equal({
+      ok: false,
+      reason: 'malformed_signature',
+      detail: 'Signature header is malformed',
+    });
   });
 
   it('parses no PEM when verifying with a key already in the cache', async () => {

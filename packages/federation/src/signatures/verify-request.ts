@@ -1,6 +1,6 @@
 import { prepareCavage } from './cavage.js';
 import { defaultKeyCache, type KeyCache } from './key-cache.js';
-import { isRefusal, type PreparedSignature, type Refusal } from './prepared-signature.js';
+import { isRefusal, refusal, type PreparedSignature, type Refusal } from './prepared-signature.js';
 import { normalizeHeaders } from './request-parts.js';
 import { prepareRfc9421 } from './rfc9421.js';
 import { cryptoAlgorithmFor, verifyBytes } from './signature-algorithms.js';
@@ -8,6 +8,7 @@ import type {
   IncomingSignedRequest,
   KeyResolver,
   ResolvedKey,
+  SignatureFailure,
   VerificationResult,
   VerifyOptions,
 } from './signature.types.js';
@@ -17,29 +18,31 @@ function prepare(request: IncomingSignedRequest, options: VerifyOptions): Prepar
   const headers = normalizeHeaders(request.headers);
   const window = timeWindow(options);
   if (headers.has('signature-input')) {
-    if (!headers.has('signature')) return { reason: 'Signature-Input without a Signature header' };
+    if (!headers.has('signature'))
+      return refusal('missing_signature', 'Signature-Input without a Signature header');
     return prepareRfc9421(request, headers, window, options.scheme ?? 'https');
   }
   const signature = headers.get('signature');
   if (signature !== undefined) return prepareCavage(signature, request, headers, window);
   const authorization = /^Signature\s+(.*)$/is.exec(headers.get('authorization') ?? '');
   if (authorization?.[1] !== undefined) return prepareCavage(authorization[1], request, headers, window);
-  return { reason: 'Missing Signature header' };
+  return refusal('missing_signature', 'Missing Signature header');
 }
 
-type KeyCheck = { ok: true; algorithm: string } | { ok: false; reason: string };
+type KeyCheck = { ok: true; algorithm: string } | { ok: false; reason: SignatureFailure; detail: string };
 
 function checkWithKey(prepared: PreparedSignature, resolved: ResolvedKey, cache: KeyCache): KeyCheck {
   let key;
   try {
     key = cache.publicKey(resolved.publicKeyPem);
   } catch {
-    return { ok: false, reason: 'Key could not be parsed' };
+    return { ok: false, reason: 'invalid_key', detail: 'Key could not be parsed' };
   }
   const algorithm = cryptoAlgorithmFor(prepared.declaredAlgorithm, key);
-  if (!algorithm) return { ok: false, reason: 'Unsupported algorithm for this key type' };
+  if (!algorithm)
+    return { ok: false, reason: 'unsupported_algorithm', detail: 'Unsupported algorithm for this key type' };
   if (!verifyBytes(algorithm, key, prepared.signingString, prepared.signature))
-    return { ok: false, reason: 'Signature does not verify' };
+    return { ok: false, reason: 'bad_signature', detail: 'Signature does not verify' };
   return { ok: true, algorithm: prepared.declaredAlgorithm ?? algorithm };
 }
 
@@ -60,7 +63,7 @@ export async function verifyRequest(
   const cache = options.keyCache ?? defaultKeyCache;
 
   const known = await resolveKey(keyId, { refresh: false });
-  if (!known) return { ok: false, reason: 'Unknown key', keyId };
+  if (!known) return { ok: false, reason: 'unknown_key', detail: 'Unknown key', keyId };
   let resolved = known;
   let check = checkWithKey(prepared, resolved, cache);
   if (!check.ok) {
@@ -70,7 +73,7 @@ export async function verifyRequest(
       check = checkWithKey(prepared, resolved, cache);
     }
   }
-  if (!check.ok) return { ok: false, reason: check.reason, keyId };
+  if (!check.ok) return { ok: false, reason: check.reason, detail: check.detail, keyId };
   return {
     ok: true,
     keyId,

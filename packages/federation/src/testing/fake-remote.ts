@@ -268,7 +268,7 @@ export class FakeRemote {
         headers: req.headers,
         body,
         verified: verification.ok,
-        ...(verification.ok ? {} : { reason: verification.reason }),
+        ...(verification.ok ? {} : { reason: `${verification.reason}: ${verification.detail}` }),
       });
       const waiters = this.waiters;
       this.waiters = [];
