@@ -8,16 +8,15 @@ import { serveMedia } from '@agora/media';
 import { nodeInfoRouter } from './federation/nodeinfo.js';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
-import { RequestContext } from './graphql/context.js';
-import { DocumentCache } from './graphql/document-cache.js';
-import { sendHttpError } from './graphql/errors.js';
+import { GENERIC_FAILURE, sendHttpError } from './graphql/errors.js';
 import { graphiqlRouter } from './graphql/graphiql.js';
 import { graphqlHttpRouter } from './graphql/http.js';
-import { buildSchema, RESPONSE_STATE_TOKENS, VALIDATION_RULES } from './graphql/schema.js';
+import { GraphQLPipeline } from './graphql/pipeline.js';
 import { attachGraphQLWs } from './graphql/ws.js';
 import { healthRouter } from './http/health.js';
 import { uploadsOf } from './http/uploads.js';
 import { migrationSets } from './migrations/index.js';
+import { configAnswerCache } from './modules/config/config.answer-cache.js';
 import { BearerAuthentication } from './modules/users/bearer-auth.js';
 
 export interface AppServer {
@@ -29,20 +28,9 @@ export interface AppServer {
 /** The events service over a context: GraphQL on /api and /graphql_socket, GraphiQL, /health. */
 export function createServer(ctx: AppContext): AppServer {
   const { config, logger } = ctx;
-  const schema = buildSchema();
-  const documents = new DocumentCache(schema, VALIDATION_RULES);
-  const apollo = createApollo({
-    schema,
-    logger: logger.child({ component: 'apollo' }),
-    nodeEnv: config.nodeEnv,
-  });
+  const pipeline = new GraphQLPipeline(ctx, logger);
+  const apollo = createApollo({ pipeline, nodeEnv: config.nodeEnv, plugins: [configAnswerCache()] });
   const bearer = new BearerAuthentication(ctx.sessions);
-  const createContext = (req: express.Request) =>
-    new RequestContext(ctx, req.headers, {
-      ip: req.ip,
-      userId: bearer.userIdOf(req),
-      uploads: uploadsOf(req),
-    });
   let apolloHandler: RequestHandler | undefined;
 
   const app = express();
@@ -51,21 +39,15 @@ export function createServer(ctx: AppContext): AppServer {
   app.set('etag', false);
   app.set('trust proxy', config.http.trustProxy);
   app.use(healthRouter(ctx));
-  // Before GraphQL on every path to it (Apollo and the fast path alike): a bad token never gets that far.
+  // Before GraphQL: a bad token never gets that far.
   app.use('/api', bearer.middleware);
-  const graphql = graphqlHttpRouter({
-    schema,
-    documents,
-    createContext,
-    apollo: () => apolloHandler,
-    bodyLimitBytes: config.http.bodyLimitBytes,
-    fastPath: config.graphql.fastPath,
-    stateTokens: RESPONSE_STATE_TOKENS,
-    logger,
-    uploads: uploadOptions(config),
-    bearer,
-  });
-  app.use(graphql);
+  app.use(
+    graphqlHttpRouter({
+      apollo: () => apolloHandler,
+      bodyLimitBytes: config.http.bodyLimitBytes,
+      uploads: uploadOptions(config),
+    }),
+  );
   // Uploaded files, by the keys the pipeline gave them.
   app.use('/media', serveMedia(ctx.media.storage));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
@@ -75,7 +57,7 @@ export function createServer(ctx: AppContext): AppServer {
   app.use((_req, res) => sendHttpError(res, 404, 'not_found', 'Not found'));
   const lastResort: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     logger.error({ err: error, method: req.method, path: req.path }, 'request failed');
-    sendHttpError(res, 500, 'unknown', 'Something went wrong');
+    sendHttpError(res, 500, 'unknown', GENERIC_FAILURE);
   };
   app.use(lastResort);
 
@@ -100,14 +82,20 @@ export function createServer(ctx: AppContext): AppServer {
       if (config.role === 'worker') return { url: config.http.publicUrl, port: config.http.port };
 
       await apollo.start();
-      apolloHandler = expressMiddleware(apollo, { context: async ({ req }) => createContext(req) });
-      const server = createHttpServer(graphql.withFastLane(app));
+      apolloHandler = expressMiddleware(apollo, {
+        context: async ({ req }) =>
+          pipeline.createContext({
+            headers: req.headers,
+            ip: req.ip,
+            userId: bearer.userIdOf(req),
+            uploads: uploadsOf(req),
+          }),
+      });
+      const server = createHttpServer(app);
       httpServer = server;
       ws = attachGraphQLWs(server, {
-        app: ctx,
-        schema,
-        documents,
-        logger,
+        pipeline,
+        sessions: ctx.sessions,
         ipOf: (request) => expressClientIp(app, request),
       });
       return listenHttp(server, config.http.host, config.http.port);

@@ -56,12 +56,34 @@ export interface InstanceEnvConfig {
   globalSearch: { enabled: boolean; isDefault: boolean };
 }
 
+/** How much work one GraphQL operation may ask for, on every wire (HTTP and WebSocket alike). */
+export interface GraphQLLimits {
+  /** Lexical tokens of a document: stops huge documents before they are parsed into memory. */
+  maxTokens: number;
+  /** Nesting of fields (through fragments). */
+  maxDepth: number;
+  /** Aliased fields per operation: the way to ask for the same field many times. */
+  maxAliases: number;
+  /** Directives per operation. */
+  maxDirectives: number;
+  /** Cost: 1 per field, its selection multiplied by its `limit` argument (lists without one: by `unboundedListFactor`). */
+  maxCost: number;
+  unboundedListFactor: number;
+  /** List items resolved by one execution: what a list the cost cannot foresee (all of a user's profiles) may add up to. */
+  maxListItems: number;
+  /** Bytes of one serialized answer. */
+  maxResponseBytes: number;
+}
+
+/** How many items the cost analysis assumes for a list field that takes no `limit`. */
+const UNBOUNDED_LIST_FACTOR = 3;
+
 export interface EventsConfig extends BaseServiceConfig {
   instance: InstanceEnvConfig;
   graphql: {
     graphiql: boolean;
-    /** Serve cached, valid POST operations with graphql-js directly instead of Apollo's pipeline. */
-    fastPath: boolean;
+    /** How much work one operation may ask for, on HTTP and WebSocket alike. */
+    limits: GraphQLLimits;
   };
   statistics: { cacheSeconds: number };
   media: {
@@ -117,7 +139,13 @@ const schema = z
     GLOBAL_SEARCH_ENABLED: envBoolean(false),
     GLOBAL_SEARCH_DEFAULT: envBoolean(false),
     GRAPHIQL_ENABLED: envBoolean(true),
-    GRAPHQL_FAST_PATH: envBoolean(true),
+    GRAPHQL_MAX_TOKENS: envInt(5_000, { min: 100 }),
+    GRAPHQL_MAX_DEPTH: envInt(15, { min: 2 }),
+    GRAPHQL_MAX_ALIASES: envInt(15, { min: 0 }),
+    GRAPHQL_MAX_DIRECTIVES: envInt(50, { min: 0 }),
+    GRAPHQL_MAX_COST: envInt(50_000, { min: 10 }),
+    GRAPHQL_MAX_LIST_ITEMS: envInt(20_000, { min: 100 }),
+    GRAPHQL_MAX_RESPONSE_BYTES: envInt(4 * 1024 * 1024, { min: 64 * 1024 }),
     STATISTICS_CACHE_SECONDS: envInt(60),
     // Comma-separated addresses or ranges; empty by default so that tests on loopback see the limits.
     RATE_LIMIT_SAFELIST: envList([]).refine(
@@ -193,7 +221,19 @@ const schema = z
       longEventDays: env.LONG_EVENT_DAYS,
       globalSearch: { enabled: env.GLOBAL_SEARCH_ENABLED, isDefault: env.GLOBAL_SEARCH_DEFAULT },
     },
-    graphql: { graphiql: env.GRAPHIQL_ENABLED, fastPath: env.GRAPHQL_FAST_PATH },
+    graphql: {
+      graphiql: env.GRAPHIQL_ENABLED,
+      limits: {
+        maxTokens: env.GRAPHQL_MAX_TOKENS,
+        maxDepth: env.GRAPHQL_MAX_DEPTH,
+        maxAliases: env.GRAPHQL_MAX_ALIASES,
+        maxDirectives: env.GRAPHQL_MAX_DIRECTIVES,
+        maxCost: env.GRAPHQL_MAX_COST,
+        unboundedListFactor: UNBOUNDED_LIST_FACTOR,
+        maxListItems: env.GRAPHQL_MAX_LIST_ITEMS,
+        maxResponseBytes: env.GRAPHQL_MAX_RESPONSE_BYTES,
+      },
+    },
     statistics: { cacheSeconds: env.STATISTICS_CACHE_SECONDS },
     media: { s3: toS3StorageConfig(env) },
     auth: { jwtSecret: env.JWT_SECRET },

@@ -6,11 +6,10 @@ import {
   ApolloServerPluginSchemaReportingDisabled,
   ApolloServerPluginUsageReportingDisabled,
 } from '@apollo/server/plugin/disabled';
-import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import type { Logger } from '@agora/core';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { GraphQLContext } from './context.js';
 import { formatError, isGraphQLLevelFailure, type WireError } from './errors.js';
-import { EXTRA_VALIDATION_RULES } from './schema.js';
+import type { GraphQLPipeline, WireResult } from './pipeline.js';
 
 /** Apollo's formatError returns one error per error; the others of a split BadInput ride along here. */
 const MORE_ERRORS = Symbol('more errors');
@@ -39,14 +38,40 @@ const referenceResponses: ApolloServerPlugin<GraphQLContext> = {
   },
 };
 
+/** The pipeline's checks that need the operation and its variables, before anything executes. */
+function operationChecks(pipeline: GraphQLPipeline): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart(): Promise<GraphQLRequestListener<GraphQLContext>> {
+      return {
+        async didResolveOperation({ operation, document, request }) {
+          if (operation?.operation === 'subscription') {
+            throw new GraphQLError(
+              'Subscriptions are served over WebSocket (graphql-ws) at /graphql_socket, not over HTTP.',
+              { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
+            );
+          }
+          const refusal = pipeline.checkOperation(document, request.operationName, request.variables);
+          if (refusal) throw refusal;
+        },
+      };
+    },
+  };
+}
+
 /**
- * Apollo Server over our schema: our own GraphiQL replaces its landing page, nothing is reported to
- * Apollo's services, and no per-field plugin (cache control, tracing) wraps the resolvers.
+ * Apollo Server over the pipeline: the one executor of GraphQL over HTTP. Our own GraphiQL replaces
+ * its landing page, nothing is reported to Apollo's services, and no per-field plugin (cache control,
+ * tracing) wraps the resolvers. Modules add plugins of their own (whole-answer caches).
  */
-export function createApollo(options: { schema: GraphQLSchema; logger: Logger; nodeEnv: string }) {
-  const { schema, logger, nodeEnv } = options;
+export function createApollo(options: {
+  pipeline: GraphQLPipeline;
+  nodeEnv: string;
+  plugins?: ApolloServerPlugin<GraphQLContext>[];
+}) {
+  const { pipeline, nodeEnv } = options;
+  const logger = pipeline.logger.child({ component: 'apollo' });
   return new ApolloServer<GraphQLContext>({
-    schema,
+    schema: pipeline.schema,
     logger,
     nodeEnv,
     introspection: true,
@@ -54,19 +79,24 @@ export function createApollo(options: { schema: GraphQLSchema; logger: Logger; n
     // attach, and GET runs queries only: plain `GET /api?query=…` must work as it does on the reference.
     csrfPrevention: false,
     includeStacktraceInErrorResponses: false,
-    validationRules: [...EXTRA_VALIDATION_RULES],
+    parseOptions: pipeline.parseOptions,
+    validationRules: [...pipeline.extraRules],
     formatError: (_formatted, error) => {
       const [first, ...rest] = formatError(error, logger) as [CarriedError, ...WireError[]];
       if (rest.length > 0) first[MORE_ERRORS] = rest;
       return first as unknown as GraphQLFormattedError;
     },
+    // Apollo's own serialization (JSON and a newline), with the pipeline's cap on the answer's size.
+    stringifyResult: (result) => `${pipeline.serialize(result as WireResult)}\n`,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),
       ApolloServerPluginInlineTraceDisabled(),
       ApolloServerPluginCacheControlDisabled(),
+      operationChecks(pipeline),
       referenceResponses,
+      ...(options.plugins ?? []),
     ],
   });
 }

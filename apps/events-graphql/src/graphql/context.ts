@@ -1,10 +1,11 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { SessionUser } from '@agora/auth';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
-import type { SessionUser } from '@agora/auth';
+import { ListBudget, type BudgetedContext } from './limits.js';
+import type { Caller } from './pipeline.js';
 
 /** What every resolver receives. Created per operation, so it must stay cheap: derive lazily. */
-export interface GraphQLContext {
+export interface GraphQLContext extends BudgetedContext {
   readonly app: AppContext;
   /** The caller's preferred locale (BCP 47), from Accept-Language; "en" by default. */
   readonly locale: string;
@@ -18,25 +19,22 @@ export interface GraphQLContext {
   viewer(): Promise<SessionUser | null>;
 }
 
-/** What the transport established about the caller before GraphQL ran. */
-export interface RequestCaller {
-  ip?: string | undefined;
-  userId?: string | undefined;
-  uploads?: RequestUploads | undefined;
-}
-
 export class RequestContext implements GraphQLContext {
   private preferredLocale: string | undefined;
   private loadedViewer: Promise<SessionUser | null> | undefined;
+  readonly listBudget: ListBudget;
 
+  /** Built by `GraphQLPipeline.createContext`, the one factory of every wire. */
   constructor(
     readonly app: AppContext,
-    private readonly headers: IncomingHttpHeaders,
-    private readonly caller: RequestCaller = {},
-  ) {}
+    private readonly caller: Caller,
+    maxListItems: number,
+  ) {
+    this.listBudget = new ListBudget(maxListItems);
+  }
 
   get locale(): string {
-    this.preferredLocale ??= preferredLocale(this.headers['accept-language']);
+    this.preferredLocale ??= preferredLocale(this.caller.headers['accept-language']);
     return this.preferredLocale;
   }
 

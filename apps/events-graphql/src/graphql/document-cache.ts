@@ -6,6 +6,7 @@ import {
   type DocumentNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type ParseOptions,
   type ValidationRule,
 } from 'graphql';
 import { requestError } from './errors.js';
@@ -24,6 +25,8 @@ export interface DocumentCacheOptions {
   maxEntries?: number;
   /** Longer documents are prepared each time and not kept, bounding the memory the cache can hold. */
   maxQueryLength?: number;
+  /** The parser's limits (tokens). */
+  parseOptions?: ParseOptions;
 }
 
 /**
@@ -34,6 +37,7 @@ export class DocumentCache {
   private readonly entries = new Map<string, Prepared>();
   private readonly maxEntries: number;
   private readonly maxQueryLength: number;
+  private readonly parseOptions: ParseOptions | undefined;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -42,6 +46,7 @@ export class DocumentCache {
   ) {
     this.maxEntries = options.maxEntries ?? 500;
     this.maxQueryLength = options.maxQueryLength ?? 64 * 1024;
+    this.parseOptions = options.parseOptions;
   }
 
   prepare(query: string): Prepared {
@@ -73,7 +78,7 @@ export class DocumentCache {
   private compile(query: string): Prepared {
     let document: DocumentNode;
     try {
-      document = parse(query);
+      document = parse(query, this.parseOptions);
     } catch (error) {
       if (error instanceof GraphQLError) return { errors: [requestError(error, 'GRAPHQL_PARSE_FAILED')] };
       throw error;

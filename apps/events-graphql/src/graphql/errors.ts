@@ -17,6 +17,9 @@ export interface WireError {
   extensions: { code: string };
 }
 
+/** What clients are told of a failure of the server's own, on every wire. */
+export const GENERIC_FAILURE = 'Something went wrong';
+
 /**
  * Errors about the request itself, tagged with Apollo Server's codes (Apollo tags them itself; our
  * other paths tag with `requestError`). Their message is the client's to read.
@@ -29,6 +32,8 @@ const REQUEST_ERROR_CODES = new Set([
   'BAD_REQUEST',
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
+  // The pipeline's limits (limits.ts): the answer would be larger than the server sends.
+  'RESPONSE_TOO_LARGE',
 ]);
 
 /** The codes of errors the reference answers with HTTP 200: the document or its variables are wrong. */
@@ -109,16 +114,24 @@ export function formatError(error: unknown, logger: Logger): WireError[] {
   }
 
   const code = graphQLError?.extensions.code;
+  const http = graphQLError?.extensions.http as { status?: number } | undefined;
   if (graphQLError && typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
-    const http = graphQLError.extensions.http as { status?: number } | undefined;
     return [wire(graphQLError.message, code.toLowerCase(), http?.status ?? 400, graphQLError)];
+  }
+  // Apollo's refusals of the request itself that carry a client status but no code (a persisted-query
+  // hash that does not match its query): the client's error, with Apollo's message.
+  if (graphQLError && code === undefined && graphQLError.originalError === undefined) {
+    const status = http?.status;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return [wire(graphQLError.message, 'bad_request', status, graphQLError)];
+    }
   }
 
   logger.error(
     { err: original instanceof Error ? original : new Error(String(original)), path: graphQLError?.path },
     'unexpected error in a GraphQL operation',
   );
-  return [wire('Something went wrong', 'unknown', 500, graphQLError)];
+  return [wire(GENERIC_FAILURE, 'unknown', 500, graphQLError)];
 }
 
 export function formatErrors(errors: readonly unknown[], logger: Logger): WireError[] {

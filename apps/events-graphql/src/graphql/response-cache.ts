@@ -1,6 +1,8 @@
+import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import {
   Kind,
   type DocumentNode,
+  type FormattedExecutionResult,
   type FragmentDefinitionNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -16,7 +18,7 @@ export type StateToken = (context: GraphQLContext) => unknown;
 
 interface Variant {
   state: unknown[];
-  body: string;
+  result: FormattedExecutionResult;
 }
 
 /** The cache slot of one operation. */
@@ -49,21 +51,18 @@ function rootFields(
 }
 
 /**
- * Complete responses of queries that select only state-token fields (and `__typename`), kept per
- * operation and variables while the state is unchanged. Such a response is a pure function of the
- * document, the variables and that state, so graphql-js would produce the same bytes again: this
- * skips re-walking hundreds of fields for `config` on every page load. Only error-free results are
- * kept. Entries live on the operation's AST node, so they go when the document leaves its cache.
+ * Complete results of queries that select only state-token fields (and `__typename`), kept per
+ * operation and variables while the state is unchanged. Such a result is a pure function of the
+ * document, the variables and that state, so execution would produce the same again: this skips
+ * re-walking hundreds of fields for `config` on every page load. Only error-free results are kept.
+ * Entries live on the operation's AST node, so they go when the document leaves Apollo's store.
  */
 export class ResponseCache {
   private readonly plans = new WeakMap<OperationDefinitionNode, ResponsePlan | null>();
 
   constructor(
     private readonly tokens: ReadonlyMap<string, StateToken>,
-    private readonly options: { maxVariants: number; maxBodyBytes: number } = {
-      maxVariants: 16,
-      maxBodyBytes: 512 * 1024,
-    },
+    private readonly options: { maxVariants: number } = { maxVariants: 16 },
   ) {}
 
   /** The cache slot of an operation, or null when its answer is not a pure function of cached state. */
@@ -80,20 +79,19 @@ export class ResponseCache {
     plan: ResponsePlan,
     variablesKey: string,
     context: GraphQLContext,
-  ): { body?: string; state: unknown[] } {
+  ): { result?: FormattedExecutionResult; state: unknown[] } {
     const state = plan.tokens.map((token) => token(context));
     const variant = plan.variants.get(variablesKey);
     const fresh = variant !== undefined && variant.state.every((value, index) => value === state[index]);
-    return fresh ? { body: variant.body, state } : { state };
+    return fresh ? { result: variant.result, state } : { state };
   }
 
-  store(plan: ResponsePlan, variablesKey: string, state: unknown[], body: string): void {
-    if (body.length > this.options.maxBodyBytes) return;
+  store(plan: ResponsePlan, variablesKey: string, state: unknown[], result: FormattedExecutionResult): void {
     if (!plan.variants.has(variablesKey) && plan.variants.size >= this.options.maxVariants) {
       const oldest = plan.variants.keys().next().value;
       if (oldest !== undefined) plan.variants.delete(oldest);
     }
-    plan.variants.set(variablesKey, { state, body });
+    plan.variants.set(variablesKey, { state, result });
   }
 
   private makePlan(document: DocumentNode, operation: OperationDefinitionNode): ResponsePlan | null {
@@ -114,4 +112,39 @@ export class ResponseCache {
     }
     return { tokens, variants: new Map() };
   }
+}
+
+/**
+ * Whole-answer caching as an Apollo plugin (the hooks Apollo's own response cache uses): a module
+ * passes the root fields whose data it owns, each with the token that changes when its data does.
+ */
+export function wholeAnswerCache(
+  tokens: Readonly<Record<string, StateToken>>,
+): ApolloServerPlugin<GraphQLContext> {
+  const cache = new ResponseCache(new Map(Object.entries(tokens)));
+  return {
+    async requestDidStart(): Promise<GraphQLRequestListener<GraphQLContext>> {
+      let slot: { plan: ResponsePlan; key: string; state: unknown[] } | undefined;
+      return {
+        async responseForOperation({ document, operation, request, contextValue }) {
+          const plan = operation && cache.plan(document, operation);
+          if (!plan) return null;
+          const key = request.variables ? JSON.stringify(request.variables) : '';
+          const { result, state } = cache.lookup(plan, key, contextValue);
+          if (result)
+            return {
+              body: { kind: 'single', singleResult: result },
+              http: { status: undefined, headers: new HeaderMap() },
+            };
+          slot = { plan, key, state };
+          return null;
+        },
+        async willSendResponse({ response }) {
+          if (!slot || response.body.kind !== 'single') return;
+          const { singleResult } = response.body;
+          if (singleResult.errors === undefined) cache.store(slot.plan, slot.key, slot.state, singleResult);
+        },
+      };
+    },
+  };
 }

@@ -1,14 +1,13 @@
 import { mergeResolvers } from '@graphql-tools/merge';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { specifiedRules, type GraphQLSchema, type ValidationRule } from 'graphql';
-import { configResolvers, configStateTokens } from '../modules/config/config.resolvers.js';
+import type { GraphQLSchema } from 'graphql';
+import { configResolvers } from '../modules/config/config.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
 import { mediaResolvers } from '../modules/media/media.resolvers.js';
 import { personsResolvers } from '../modules/persons/persons.resolvers.js';
 import { scalarsResolvers } from '../modules/scalars/scalars.resolvers.js';
 import { statisticsResolvers } from '../modules/statistics/statistics.resolvers.js';
 import { usersResolvers } from '../modules/users/users.resolvers.js';
-import type { StateToken } from './response-cache.js';
 import type { Resolvers } from './resolvers-types.generated.js';
 import { loadTypeDefs } from './type-defs.js';
 
@@ -22,17 +21,6 @@ const MODULE_RESOLVERS: Resolvers[] = [
   personsResolvers,
   mediaResolvers,
 ];
-
-/** Root query fields whose whole responses may be reused while their state token is unchanged. */
-export const RESPONSE_STATE_TOKENS: ReadonlyMap<string, StateToken> = new Map(
-  Object.entries(configStateTokens),
-);
-
-/** Rules beyond the specification's (depth or cost limits belong here); Apollo adds the specified ones itself. */
-export const EXTRA_VALIDATION_RULES: readonly ValidationRule[] = [];
-
-/** Every path that validates a document (Apollo, the fast path, the WebSocket) applies these rules. */
-export const VALIDATION_RULES: readonly ValidationRule[] = [...specifiedRules, ...EXTRA_VALIDATION_RULES];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */
 export function buildSchema(): GraphQLSchema {

@@ -1,12 +1,11 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
-import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
-import type { Logger } from '@agora/core';
-import type { AppContext } from '../context.js';
-import { RequestContext } from './context.js';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { JwtSessions } from '@agora/auth';
 import { DocumentCache } from './document-cache.js';
-import { formatErrors, requestError } from './errors.js';
+import { GENERIC_FAILURE, requestError } from './errors.js';
+import type { GraphQLPipeline, WireResult } from './pipeline.js';
 
 export const GRAPHQL_WS_PATH = '/graphql_socket';
 
@@ -19,12 +18,20 @@ export const GRAPHQL_WS_PATH = '/graphql_socket';
 export const WS_CLOSE = { Forbidden: 4403, TokenExpired: 4401 } as const;
 
 export interface GraphQLWsOptions {
-  app: AppContext;
-  schema: GraphQLSchema;
-  documents: DocumentCache;
-  logger: Logger;
+  pipeline: GraphQLPipeline;
+  sessions: JwtSessions;
   /** The client's address as HTTP requests see it (the trusted-proxy rules apply). */
   ipOf?: (request: IncomingMessage) => string | undefined;
+}
+
+/** graphql-ws's close code for a failure of the server's own. */
+const INTERNAL_ERROR_CLOSE = 4500;
+
+/** Close reasons of internal failures say what HTTP answers say, never the failure's own message. */
+function withGenericCloseReasons(socket: WebSocket): void {
+  const close = socket.close.bind(socket);
+  socket.close = (code?: number, reason?: string | Buffer) =>
+    close(code, code === INTERNAL_ERROR_CLOSE ? GENERIC_FAILURE : reason);
 }
 
 /** What graphql-ws keeps per connection beside the socket and upgrade request. */
@@ -42,26 +49,29 @@ export function connectionToken(params: Readonly<Record<string, unknown>> | unde
 }
 
 /**
- * The graphql-ws protocol on `/graphql_socket`, sharing the HTTP server. Operations of every kind run
- * over it (queries and mutations too); documents come from the same cache, and errors have the same
- * shape, as over HTTP. A connection needs a valid access token in its `connection_init` (as the
- * reference, which refuses anonymous sockets); its user is the caller of every operation on it.
+ * The graphql-ws protocol on `/graphql_socket`, sharing the HTTP server and built from the same
+ * pipeline as Apollo over HTTP: schema, context factory, rules and limits, error shape and answer cap.
+ * Operations of every kind run over it (queries and mutations too). A connection needs a valid access
+ * token in its `connection_init` (as the reference, which refuses anonymous sockets); its user is the
+ * caller of every operation on it.
  */
-export function attachGraphQLWs(
-  server: HttpServer,
-  { app, schema, documents, logger, ipOf }: GraphQLWsOptions,
-) {
+export function attachGraphQLWs(server: HttpServer, { pipeline, sessions, ipOf }: GraphQLWsOptions) {
   const wsServer = new WebSocketServer({ server, path: GRAPHQL_WS_PATH });
+  wsServer.on('connection', withGenericCloseReasons);
+  const documents = new DocumentCache(pipeline.schema, pipeline.allRules, {
+    parseOptions: pipeline.parseOptions,
+  });
   const format = (errors: readonly GraphQLError[]) =>
-    formatErrors(errors, logger) as unknown as GraphQLFormattedError[];
+    pipeline.formatErrors(errors) as unknown as GraphQLFormattedError[];
   const disposable = useServer<Record<string, unknown> | undefined, ConnectionExtra>(
     {
-      schema,
-      isProd: app.config.nodeEnv === 'production',
+      schema: pipeline.schema,
+      // Internal failures close with a generic reason (see withGenericCloseReasons) in every environment.
+      isProd: true,
       onConnect: async ({ connectionParams, extra }) => {
         const token = connectionToken(connectionParams);
         if (token === undefined) return false;
-        const check = await app.sessions.verifyAccess(token);
+        const check = await sessions.verifyAccess(token);
         if (check.ok) {
           extra.userId = check.userId;
           return true;
@@ -71,8 +81,12 @@ export function attachGraphQLWs(
         return false;
       },
       context: ({ extra }) =>
-        new RequestContext(app, extra.request.headers, { ip: ipOf?.(extra.request), userId: extra.userId }),
-      // Returning the arguments skips graphql-ws's own parse and validation: ours are cached and tagged.
+        pipeline.createContext({
+          headers: extra.request.headers,
+          ip: ipOf?.(extra.request),
+          userId: extra.userId,
+        }),
+      // Returning the arguments skips graphql-ws's own parse and validation: ours are cached and limited.
       onSubscribe: (_ctx, _id, payload) => {
         const prepared = documents.prepare(payload.query);
         if ('errors' in prepared) return prepared.errors;
@@ -82,8 +96,10 @@ export function attachGraphQLWs(
             : 'Must provide operation name if query contains multiple operations.';
           return [requestError(new GraphQLError(message), 'OPERATION_RESOLUTION_FAILURE')];
         }
+        const refusal = pipeline.checkOperation(prepared.document, payload.operationName, payload.variables);
+        if (refusal) return [refusal];
         return {
-          schema,
+          schema: pipeline.schema,
           document: prepared.document,
           operationName: payload.operationName,
           variableValues: payload.variables,
@@ -91,13 +107,23 @@ export function attachGraphQLWs(
       },
       onError: (_ctx, _id, _payload, errors) => format(errors),
       onNext: (_ctx, _id, _payload, _args, result) => {
-        if (!result.errors) return undefined;
         // Without data, the variables were refused before execution: the client's error.
-        const errors =
-          result.data === undefined
-            ? result.errors.map((error) => requestError(error, 'BAD_USER_INPUT'))
-            : result.errors;
-        return { ...result, errors: format(errors) };
+        const errors = result.errors
+          ? format(
+              result.data === undefined
+                ? result.errors.map((error) => requestError(error, 'BAD_USER_INPUT'))
+                : result.errors,
+            )
+          : undefined;
+        // The same cap on the answer as over HTTP (measured here; graphql-ws serializes it again).
+        const wired: WireResult = {
+          data: result.data,
+          extensions: result.extensions,
+          errors: errors as WireResult['errors'],
+        };
+        const capped = pipeline.capped(wired);
+        if (capped === wired) return errors ? { ...result, errors } : undefined;
+        return capped as unknown as typeof result;
       },
     },
     wsServer,

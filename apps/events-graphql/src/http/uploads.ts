@@ -205,10 +205,12 @@ function operationOf(fields: Map<string, string>): Operation {
   const query = fields.get('query');
   if (query === undefined) throw badRequest('A multipart request needs `operations` or `query`.');
   const variables = fields.get('variables');
+  const operationName = fields.get('operationName');
   return {
     query,
     variables: variables === undefined || variables === '' ? {} : parseJson(variables, 'variables'),
-    operationName: fields.get('operationName') || undefined,
+    // Apollo refuses a key that is present but undefined.
+    ...(operationName ? { operationName } : {}),
   };
 }
 

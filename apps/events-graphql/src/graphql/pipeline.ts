@@ -1,0 +1,118 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  specifiedRules,
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
+import type { Logger } from '@agora/core';
+import type { AppContext } from '../context.js';
+import type { RequestUploads } from '../http/uploads.js';
+import { RequestContext, type GraphQLContext } from './context.js';
+import { formatErrors, type WireError } from './errors.js';
+import {
+  budgetListFields,
+  limitRules,
+  OperationLimits,
+  parseOptions,
+  responseTooLarge,
+  tooLargeIn,
+} from './limits.js';
+import { buildSchema } from './schema.js';
+
+/** What the transport established about the caller before GraphQL runs (HTTP request or WebSocket). */
+export interface Caller {
+  headers: IncomingHttpHeaders;
+  ip?: string | undefined;
+  userId?: string | undefined;
+  uploads?: RequestUploads | undefined;
+}
+
+/** A result as it goes on the wire: errors already in the reference's shape. */
+export interface WireResult {
+  errors?: readonly WireError[] | undefined;
+  data?: unknown;
+  extensions?: unknown;
+}
+
+/**
+ * The one definition of how this service runs GraphQL, whatever the wire: the schema, the context of
+ * an operation, the rules and limits a document must pass, the error shape and the serialized answer.
+ * Apollo Server (HTTP) and graphql-ws (WebSocket) are both built from it.
+ */
+export class GraphQLPipeline {
+  readonly schema: GraphQLSchema;
+  /** Rules beyond the specification's (Apollo adds those itself; other wires use `allRules`). */
+  readonly extraRules: readonly ValidationRule[];
+  readonly allRules: readonly ValidationRule[];
+  readonly parseOptions: { maxTokens: number };
+  private readonly operationLimits: OperationLimits;
+  private readonly maxResponseBytes: number;
+  private readonly maxListItems: number;
+
+  constructor(
+    private readonly app: AppContext,
+    readonly logger: Logger,
+  ) {
+    const { limits } = app.config.graphql;
+    this.schema = budgetListFields(buildSchema(), limits);
+    this.extraRules = limitRules(limits);
+    this.allRules = [...specifiedRules, ...this.extraRules];
+    this.parseOptions = parseOptions(limits);
+    this.operationLimits = new OperationLimits(limits);
+    this.maxResponseBytes = limits.maxResponseBytes;
+    this.maxListItems = limits.maxListItems;
+  }
+
+  /** The context of one operation: the one factory every wire uses. */
+  createContext(caller: Caller): GraphQLContext {
+    return new RequestContext(this.app, caller, this.maxListItems);
+  }
+
+  /** The checks that need the operation and its variables (cost, text of the variables); run before execution. */
+  checkOperation(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Record<string, unknown> | null | undefined,
+  ): GraphQLError | undefined {
+    return this.operationLimits.check(this.schema, document, operationName, variables);
+  }
+
+  formatErrors(errors: readonly unknown[]): WireError[] {
+    return formatErrors(errors, this.logger);
+  }
+
+  /**
+   * The answer as JSON text, or the one error that replaces it when it is larger than the limit (or
+   * an execution stopped on its list budget): never a partial answer, never an unbounded one.
+   */
+  serialize(result: WireResult): string {
+    return this.jsonWithinLimits(result) ?? JSON.stringify(this.tooLarge());
+  }
+
+  /** The result itself when its answer is within the limits, else the error that replaces it. */
+  capped(result: WireResult): WireResult {
+    return this.jsonWithinLimits(result) === undefined ? this.tooLarge() : result;
+  }
+
+  private jsonWithinLimits(result: WireResult): string | undefined {
+    if (tooLargeIn(result.errors)) return undefined;
+    let json: string;
+    try {
+      json = JSON.stringify(result);
+    } catch (error) {
+      // Too deep to serialize (the depth limit makes this unreachable, but never let it escape).
+      if (error instanceof RangeError) return undefined;
+      throw error;
+    }
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: count bytes only when it could matter.
+    const fits = json.length * 3 <= this.maxResponseBytes || Buffer.byteLength(json) <= this.maxResponseBytes;
+    return fits ? json : undefined;
+  }
+
+  /** The result that replaces an answer over the limits. */
+  tooLarge(): WireResult & { errors: WireError[] } {
+    return { errors: this.formatErrors([responseTooLarge(this.maxResponseBytes)]) };
+  }
+}
