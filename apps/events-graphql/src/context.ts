@@ -1,7 +1,7 @@
 import { addressSafelist, JwtSessions, RateLimiter, UserStore } from '@agora/auth';
 import { PeriodicJobs, type JobQueue, type Logger, type Mailer, type PubSub } from '@agora/core';
 import { ActorStore, type Federation } from '@agora/federation';
-import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
+import { createInfrastructure } from '@agora/db';
 import {
   createMediaPipeline,
   createMediaStorage,
@@ -63,57 +63,16 @@ export interface AppServices {
   rateLimitExempt: (ip: string | undefined) => boolean;
 }
 
-/** The composition root: the one place where the service's parts are built and wired. */
-export class AppContext implements AppServices {
-  readonly logger: Logger;
-  readonly sequelize: Sequelize;
-  readonly queue: JobQueue;
-  readonly pubsub: PubSub;
-  readonly mailer: Mailer;
-  readonly instanceConfig: InstanceConfigService;
-  readonly statistics: StatisticsService;
-  readonly languages: LanguageService;
-  readonly sessions: JwtSessions;
-  readonly rateLimiter: RateLimiter;
-  readonly users: UserService;
-  readonly accounts: UserStore;
-  readonly actors: ActorStore;
-  readonly federation: Federation;
-  readonly persons: PersonService;
-  readonly media: MediaService;
-  readonly remoteMedia: { cache: RemoteMediaCache; jobs: RemoteMediaJobs };
-  readonly jobs: PeriodicJobs;
-  readonly clock: () => Date;
-  readonly rateLimitExempt: (ip: string | undefined) => boolean;
-  private constructor(
-    readonly config: EventsConfig,
-    services: AppServices,
-    private readonly infrastructure: OwnedInfrastructure,
-  ) {
-    this.logger = services.logger;
-    this.sequelize = services.sequelize;
-    this.queue = services.queue;
-    this.pubsub = services.pubsub;
-    this.mailer = services.mailer;
-    this.instanceConfig = services.instanceConfig;
-    this.statistics = services.statistics;
-    this.languages = services.languages;
-    this.sessions = services.sessions;
-    this.rateLimiter = services.rateLimiter;
-    this.users = services.users;
-    this.accounts = services.accounts;
-    this.actors = services.actors;
-    this.federation = services.federation;
-    this.persons = services.persons;
-    this.media = services.media;
-    this.remoteMedia = services.remoteMedia;
-    this.jobs = services.jobs;
-    this.clock = services.clock;
-    this.rateLimitExempt = services.rateLimitExempt;
-  }
+/** The composition root: the service's parts, built and wired once by `AppContext.fromConfig`. */
+export type AppContext = Readonly<AppServices> & {
+  readonly config: EventsConfig;
+  /** Releases everything the context opened; safe to call more than once. */
+  close(): Promise<void>;
+};
 
+export const AppContext = {
   /** Builds the context; `overrides` replace parts (tests, tools). Needs `config.db.url` (see openDatabase). */
-  static async fromConfig(config: EventsConfig, overrides: Partial<AppServices> = {}): Promise<AppContext> {
+  async fromConfig(config: EventsConfig, overrides: Partial<AppServices> = {}): Promise<AppContext> {
     // Before anything is opened: a missing or unreadable secret must not leave connections behind.
     const jwtSecret = overrides.sessions ? undefined : await resolveJwtSecret(config);
     const infrastructure = createInfrastructure(config, overrides);
@@ -184,8 +143,13 @@ export class AppContext implements AppServices {
           ...federation.maintenanceJobs(),
         ],
       });
+    const { queue, mailer } = infrastructure;
     const services: AppServices = {
-      ...infrastructure,
+      logger,
+      sequelize,
+      queue,
+      pubsub,
+      mailer,
       instanceConfig,
       statistics,
       languages: overrides.languages ?? new LanguageService(),
@@ -202,14 +166,9 @@ export class AppContext implements AppServices {
       clock,
       rateLimitExempt,
     };
-    return new AppContext(config, services, infrastructure);
-  }
-
-  /** Releases everything the context opened; safe to call more than once. */
-  close(): Promise<void> {
-    return this.infrastructure.close();
-  }
-}
+    return Object.freeze({ ...services, config, close: () => infrastructure.close() });
+  },
+};
 
 /** Media on disk (`DATA_DIR/media/events`) or in S3, served at `/media`; pictures only (no ffmpeg). */
 function defaultMedia(

@@ -4,7 +4,7 @@ import { RateLimiter, UserStore } from '@agora/auth';
 import { PeriodicJobs, type JobQueue, type Logger, type Mailer, type PubSub } from '@agora/core';
 import type { Federation, PushHub } from '@agora/federation';
 import { ActorStore } from '@agora/federation';
-import { createInfrastructure, type OwnedInfrastructure } from '@agora/db';
+import { createInfrastructure } from '@agora/db';
 import { createMediaPipeline, createMediaStorage, type MediaPipeline, type MediaStorage } from '@agora/media';
 import type { MicroblogConfig } from './config/config.js';
 import { microblogActorUrls } from './federation/actor-urls.js';
@@ -73,64 +73,14 @@ export type AppContextOverrides = Partial<Omit<AppContextParts, 'config'>>;
 /** Other processes of this service re-render their instance documents when this channel speaks. */
 export const INSTANCE_CHANGED_CHANNEL = 'microblog:instance-changed';
 
-/** The composition root of the microblog service. */
-export class AppContext implements AppContextParts {
-  readonly config: MicroblogConfig;
-  readonly logger: Logger;
-  readonly sequelize: Sequelize;
-  readonly queue: JobQueue;
-  readonly pubsub: PubSub;
-  readonly mailer: Mailer;
-  readonly stats: InstanceStatsRegistry;
-  readonly instance: InstanceService;
-  readonly instanceDocuments: InstanceDocuments;
-  readonly users: UserStore;
-  readonly actors: ActorStore;
-  readonly federation: Federation;
-  readonly pushHub: PushHub;
-  readonly accounts: AccountService;
-  readonly rateLimiter: RateLimiter;
-  readonly oauth: OAuthService;
-  readonly mediaStorage: MediaStorage;
-  readonly mediaPipeline: MediaPipeline;
-  readonly media: MediaAttachmentService;
-  readonly remoteMedia: RemoteMedia;
-  readonly sessions: SessionActivations;
-  readonly twoFactor: TwoFactorService;
-  readonly formKeys: { csrf: Buffer; pendingSignIn: Buffer };
-  readonly jobs: PeriodicJobs;
-  private constructor(
-    parts: AppContextParts,
-    /** Releases what this context created (not what the caller passed in), last created first. */
-    private readonly infrastructure: OwnedInfrastructure,
-  ) {
-    this.config = parts.config;
-    this.logger = parts.logger;
-    this.sequelize = parts.sequelize;
-    this.queue = parts.queue;
-    this.pubsub = parts.pubsub;
-    this.mailer = parts.mailer;
-    this.stats = parts.stats;
-    this.instance = parts.instance;
-    this.instanceDocuments = parts.instanceDocuments;
-    this.users = parts.users;
-    this.rateLimiter = parts.rateLimiter;
-    this.actors = parts.actors;
-    this.federation = parts.federation;
-    this.pushHub = parts.pushHub;
-    this.accounts = parts.accounts;
-    this.oauth = parts.oauth;
-    this.mediaStorage = parts.mediaStorage;
-    this.mediaPipeline = parts.mediaPipeline;
-    this.media = parts.media;
-    this.remoteMedia = parts.remoteMedia;
-    this.sessions = parts.sessions;
-    this.twoFactor = parts.twoFactor;
-    this.formKeys = parts.formKeys;
-    this.jobs = parts.jobs;
-  }
+/** The composition root of the microblog service: its parts, built and wired once by `AppContext.fromConfig`. */
+export type AppContext = Readonly<AppContextParts> & {
+  /** Releases connections and timers this context opened; safe to call more than once. */
+  close(): Promise<void>;
+};
 
-  static async fromConfig(config: MicroblogConfig, overrides: AppContextOverrides = {}): Promise<AppContext> {
+export const AppContext = {
+  async fromConfig(config: MicroblogConfig, overrides: AppContextOverrides = {}): Promise<AppContext> {
     const infrastructure = createInfrastructure(config, overrides);
     const { logger, sequelize, pubsub } = infrastructure;
     try {
@@ -225,71 +175,68 @@ export class AppContext implements AppContextParts {
           clock: () => new Date(),
           jobs: [...maintenanceJobs({ users, rateLimiter, pushHub, media }), ...federation.maintenanceJobs()],
         });
-      return new AppContext(
-        {
-          ...infrastructure,
-          config,
-          stats,
-          instance,
-          instanceDocuments,
-          users,
-          actors,
-          federation,
-          pushHub,
-          accounts:
-            overrides.accounts ??
-            new AccountService({
-              sequelize,
-              users,
-              actors,
-              tokens: oauthUserTokens(oauth),
-              mailer: infrastructure.mailer,
-              instance,
-              limits: config.limits.accounts,
-              publicUrl: config.http.publicUrl,
-              instanceTitle: config.instance.title,
-              images: new ProfileImages({
-                pipeline: mediaPipeline,
-                storage: mediaStorage,
-                limits: config.media.limits,
-                tmpDir: config.media.incomingDir,
-                logger,
-              }),
-              remoteImages: remoteMedia,
+      const parts: AppContextParts = {
+        logger,
+        sequelize,
+        queue: infrastructure.queue,
+        pubsub,
+        mailer: infrastructure.mailer,
+        config,
+        stats,
+        instance,
+        instanceDocuments,
+        users,
+        actors,
+        federation,
+        pushHub,
+        accounts:
+          overrides.accounts ??
+          new AccountService({
+            sequelize,
+            users,
+            actors,
+            tokens: oauthUserTokens(oauth),
+            mailer: infrastructure.mailer,
+            instance,
+            limits: config.limits.accounts,
+            publicUrl: config.http.publicUrl,
+            instanceTitle: config.instance.title,
+            images: new ProfileImages({
+              pipeline: mediaPipeline,
+              storage: mediaStorage,
+              limits: config.media.limits,
+              tmpDir: config.media.incomingDir,
+              logger,
             }),
-          oauth,
-          mediaStorage,
-          mediaPipeline,
-          media,
-          remoteMedia,
-          rateLimiter,
-          jobs,
-          sessions:
-            overrides.sessions ??
-            new SessionActivations({ sequelize, maxPerUser: config.sessions.maxActivations }),
-          twoFactor:
-            overrides.twoFactor ??
-            new TwoFactorService({
-              sequelize,
-              users,
-              box: new SecretBox(deriveKey(secretKeyBase, 'totp secrets')),
-              issuer: config.instance.title,
-            }),
-          formKeys: overrides.formKeys ?? {
-            csrf: deriveKey(secretKeyBase, 'csrf tokens'),
-            pendingSignIn: deriveKey(secretKeyBase, 'pending sign-in'),
-          },
+            remoteImages: remoteMedia,
+          }),
+        oauth,
+        mediaStorage,
+        mediaPipeline,
+        media,
+        remoteMedia,
+        rateLimiter,
+        jobs,
+        sessions:
+          overrides.sessions ??
+          new SessionActivations({ sequelize, maxPerUser: config.sessions.maxActivations }),
+        twoFactor:
+          overrides.twoFactor ??
+          new TwoFactorService({
+            sequelize,
+            users,
+            box: new SecretBox(deriveKey(secretKeyBase, 'totp secrets')),
+            issuer: config.instance.title,
+          }),
+        formKeys: overrides.formKeys ?? {
+          csrf: deriveKey(secretKeyBase, 'csrf tokens'),
+          pendingSignIn: deriveKey(secretKeyBase, 'pending sign-in'),
         },
-        infrastructure,
-      );
+      };
+      return Object.freeze({ ...parts, close: () => infrastructure.close() });
     } catch (error) {
       await infrastructure.close();
       throw error;
     }
-  }
-
-  /** Releases connections and timers this context opened; safe to call more than once. */
-  close(): Promise<void> {
-    return this.infrastructure.close();
-  }
-}
+  },
+};
