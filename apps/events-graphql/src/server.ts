@@ -16,6 +16,7 @@ import { graphqlHttpRouter } from './graphql/http.js';
 import { buildSchema, RESPONSE_STATE_TOKENS, VALIDATION_RULES } from './graphql/schema.js';
 import { attachGraphQLWs } from './graphql/ws.js';
 import { healthRouter } from './http/health.js';
+import { homeRouter } from './http/home.js';
 import { uploadsOf } from './http/uploads.js';
 import { migrationSets } from './migrations/index.js';
 import { BearerAuthentication } from './modules/users/bearer-auth.js';
@@ -51,6 +52,7 @@ export function createServer(ctx: AppContext): AppServer {
   app.set('etag', false);
   app.set('trust proxy', config.http.trustProxy);
   app.use(healthRouter(ctx));
+  app.use(homeRouter(ctx));
   // Before GraphQL on every path to it (Apollo and the fast path alike): a bad token never gets that far.
   app.use('/api', bearer.middleware);
   const graphql = graphqlHttpRouter({
