@@ -14,6 +14,7 @@ import { graphqlHttpRouter } from './graphql/http.js';
 import { GraphQLPipeline } from './graphql/pipeline.js';
 import { attachGraphQLWs } from './graphql/ws.js';
 import { healthRouter } from './http/health.js';
+import { homeRouter } from './http/home.js';
 import { uploadsOf } from './http/uploads.js';
 import { migrationSets } from './migrations/index.js';
 import { configAnswerCache } from './modules/config/config.answer-cache.js';
@@ -39,6 +40,7 @@ export function createServer(ctx: AppContext): AppServer {
   app.set('etag', false);
   app.set('trust proxy', config.http.trustProxy);
   app.use(healthRouter(ctx));
+  app.use(homeRouter(ctx));
   // Before GraphQL: a bad token never gets that far.
   app.use('/api', bearer.middleware);
   app.use(

@@ -19,6 +19,7 @@ import { CORS_PATHS, corsMiddleware } from './http/cors.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { withFastLane } from './http/fast-lane.js';
 import { healthRouter } from './http/health.js';
+import { homeRouter } from './http/home.js';
 import { migrationSets } from './migrations/index.js';
 import { accountConfirmationRouter, missingImagesRouter } from './modules/accounts/index.js';
 import { authorizePagesRouter } from './oauth/authorize/authorize.router.js';
@@ -53,6 +54,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(createPushHubRouter(ctx.pushHub));
 
   app.use(healthRouter(ctx.sequelize));
+  app.use(homeRouter(ctx.instance, ctx.config.instance.sourceUrl));
   app.use(instanceV1Router(ctx.instanceDocuments));
   app.use(instanceV2Router(ctx.instanceDocuments));
   app.use(nodeInfoRouter(ctx.instanceDocuments));

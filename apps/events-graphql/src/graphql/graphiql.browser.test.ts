@@ -1,10 +1,7 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { testSettings } from '@agora/core';
+import { requireSystemTool } from '@agora/core/testing';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
-
-const { chromiumPath, ci } = testSettings();
 
 describe('GraphiQL in a real browser', function () {
   this.timeout(60_000);
@@ -12,11 +9,7 @@ describe('GraphiQL in a real browser', function () {
   let browser: Browser;
 
   before(async function () {
-    if (!existsSync(chromiumPath)) {
-      // CI installs Debian's chromium (.ci/run); elsewhere the test says what it needs.
-      if (ci) throw new Error(`no Chromium at ${chromiumPath}`);
-      this.skip();
-    }
+    const chromiumPath = await requireSystemTool(this, 'chromium');
     server = await startTestServer('graphiql_browser');
     browser = await chromium.launch({
       executablePath: chromiumPath,

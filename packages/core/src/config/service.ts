@@ -129,17 +129,21 @@ export function toBaseServiceConfig(
 }
 
 /**
- * Test-only settings: where test databases are created (a server URL), whether we run in CI, and
- * the Chromium that browser tests drive (Debian's package by default).
+ * Test-only settings: where test databases are created (a server URL), whether we run in CI, the
+ * Chromium that browser tests drive (Debian's package by default), and whether a missing system tool
+ * fails the tests that need it (CI, or REQUIRE_SYSTEM_TOOLS=1) instead of skipping them.
  */
 export function testSettings(env: Env = processEnv()): {
   databaseUrl: string | undefined;
   ci: boolean;
   chromiumPath: string;
+  requireSystemTools: boolean;
 } {
+  const ci = env.CI === 'true' || env.CI === '1';
   return {
     databaseUrl: env.TEST_DATABASE_URL || undefined,
-    ci: env.CI === 'true' || env.CI === '1',
+    ci,
     chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
+    requireSystemTools: ci || env.REQUIRE_SYSTEM_TOOLS === 'true' || env.REQUIRE_SYSTEM_TOOLS === '1',
   };
 }

@@ -1,1 +1,2 @@
 export * from './mail-folder.js';
+export * from './system-tools.js';

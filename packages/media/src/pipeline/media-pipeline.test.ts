@@ -6,6 +6,7 @@ import { isBlurhashValid } from 'blurhash';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { BadInput } from '@agora/core';
+import { requireSystemTool } from '@agora/core/testing';
 import { MASTODON_MEDIA_LIMITS, MediaTooLarge } from '../limits/media-limits.js';
 import { createDiskStorage } from '../storage/disk-storage.js';
 import { locateFfmpeg, probe, run } from './ffmpeg.js';
@@ -200,8 +201,8 @@ describe('media pipeline', () => {
   });
 
   describe('with ffmpeg', function () {
-    before(function () {
-      if (!ffmpeg) this.skip();
+    before(async function () {
+      await requireSystemTool(this, 'ffmpeg');
     });
 
     it('turns an animated GIF into a muted H.264 MP4 (gifv)', async () => {

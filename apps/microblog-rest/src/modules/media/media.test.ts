@@ -10,6 +10,7 @@ import { QueryTypes } from 'sequelize';
 import sharp from 'sharp';
 import { MICROBLOG_POLICIES, RateLimiter, userSubject } from '@agora/auth';
 import { createSequelize, type Sequelize } from '@agora/db';
+import { requireSystemTool } from '@agora/core/testing';
 import { createTestDatabase } from '@agora/db/testing';
 import { passwordToken, registerApp, type TestApp } from '../../testing/oauth-clients.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
@@ -193,7 +194,8 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
     expect(file.bytes.includes(Buffer.from('GPS'))).to.equal(false);
   });
 
-  it('turns an animated GIF into a gifv (an MP4 without sound)', async () => {
+  it('turns an animated GIF into a gifv (an MP4 without sound)', async function () {
+    await requireSystemTool(this, 'ffmpeg');
     const alice = await signedIn('alice-gif');
     const gif = path.join(work, 'anim.gif');
     await run('ffmpeg', [
@@ -216,7 +218,8 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
     expect((body.meta as { original: Json }).original).to.include({ width: 48, height: 32 });
   });
 
-  it('v2 queues a video (202, url null), GET says 206 until the worker is done, then 200', async () => {
+  it('v2 queues a video (202, url null), GET says 206 until the worker is done, then 200', async function () {
+    await requireSystemTool(this, 'ffmpeg');
     const alice = await signedIn('alice-video');
     const mp4 = path.join(work, 'clip.mp4');
     await run('ffmpeg', [

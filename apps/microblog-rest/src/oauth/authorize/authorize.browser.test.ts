@@ -1,14 +1,11 @@
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { totpCode } from '@agora/auth';
-import { testSettings } from '@agora/core';
+import { requireSystemTool } from '@agora/core/testing';
 import { startTestServer, type TestServer } from '../../testing/server.js';
-
-const { chromiumPath, ci } = testSettings();
 
 describe('the OAuth authorize page in a real browser', function () {
   this.timeout(60_000);
@@ -19,11 +16,7 @@ describe('the OAuth authorize page in a real browser', function () {
   let callback: string;
 
   before(async function () {
-    if (!existsSync(chromiumPath)) {
-      // CI installs Debian's chromium; elsewhere the test says what it needs.
-      if (ci) throw new Error(`no Chromium at ${chromiumPath}`);
-      this.skip();
-    }
+    const chromiumPath = await requireSystemTool(this, 'chromium');
     t = await startTestServer('authorize_browser');
     callbackServer = createServer((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
