@@ -1,14 +1,8 @@
 import { Router, type Request, type RequestHandler } from 'express';
-import {
-  emailSubject,
-  GRANULAR_SCOPES,
-  ipSubject,
-  MICROBLOG_POLICIES,
-  TOP_LEVEL_SCOPES,
-  type RateLimiter,
-} from '@agora/auth';
+import { GRANULAR_SCOPES, TOP_LEVEL_SCOPES, type RateLimiter } from '@agora/auth';
 import { serializeToken } from '../entities/token.js';
 import { methodNotAllowed } from '../http/errors.js';
+import { loginLimitChecks } from './login-limits.js';
 import { multipartFields } from './multipart-fields.js';
 import { OAuthError } from './oauth-error.js';
 import type { ClientCredentials, OAuthService } from './oauth.service.js';
@@ -80,11 +74,7 @@ export function oauthRouter(
       const grantType = param(req, 'grant_type');
       if (grantType === 'password') {
         // A password guess is a login: the reference's login throttles (per IP and per e-mail) apply.
-        const username = param(req, 'username') ?? '';
-        await limiter.enforce([
-          { policy: MICROBLOG_POLICIES.loginsIp, subject: ipSubject(req.ip ?? '') },
-          ...(username ? [{ policy: MICROBLOG_POLICIES.loginsEmail, subject: emailSubject(username) }] : []),
-        ]);
+        await limiter.enforce(loginLimitChecks(req.ip, param(req, 'username')));
       }
       const token = await oauth.token({
         ...clientCredentials(req),

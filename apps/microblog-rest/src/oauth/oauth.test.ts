@@ -241,6 +241,26 @@ describe('OAuth2: /oauth/token, /oauth/revoke, authorization codes, bearer token
     });
   });
 
+  it('answers a blank username with an OAuth error, never a 500 (issue 12 §2)', async () => {
+    // The exact request of the issue: an unknown client, so the client is what is refused.
+    const exact = await call('/oauth/token', {
+      body: { grant_type: 'password', client_id: 'x', client_secret: 'y', username: ' ', password: 'x' },
+    });
+    expect(exact.status).to.equal(401);
+    expect(exact.body.error).to.equal('invalid_client');
+    expect(exact.body.error_description).to.be.a('string');
+    expect(exact.headers.get('www-authenticate')).to.equal('Basic realm="oauth"');
+
+    // With a real client, a blank name is a refused grant like any unknown one.
+    const app = await register();
+    const blank = await token(app, { grant_type: 'password', username: ' ', password: 'x' });
+    expect(blank.status).to.equal(400);
+    expect(blank.body).to.deep.equal({
+      error: 'invalid_grant',
+      error_description: 'Invalid email or password.',
+    });
+  });
+
   describe('authorization_code', () => {
     it('exchanges a code with its PKCE verifier once; a wrong verifier first changes nothing', async () => {
       const app = await register('read write');

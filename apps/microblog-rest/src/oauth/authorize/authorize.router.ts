@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import {
-  emailSubject,
-  ipSubject,
-  MICROBLOG_POLICIES,
   parseScopes,
   scopesWithin,
   type RateLimiter,
@@ -16,6 +13,7 @@ import { readCookies, setCookie } from '../../sessions/cookies.js';
 import { hmac, sameString } from '../../sessions/keys.js';
 import type { SessionActivation, SessionActivations } from '../../sessions/session-activations.js';
 import type { TwoFactorService } from '../../two-factor/two-factor.service.js';
+import { loginLimitChecks } from '../login-limits.js';
 import {
   DEFAULT_SCOPES,
   OOB_REDIRECT_URI,
@@ -351,10 +349,7 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
   }
 
   async function enforceLoginLimits(req: Request, email: string): Promise<void> {
-    await deps.limiter.enforce([
-      { policy: MICROBLOG_POLICIES.loginsIp, subject: ipSubject(req.ip ?? '') },
-      ...(email ? [{ policy: MICROBLOG_POLICIES.loginsEmail, subject: emailSubject(email) }] : []),
-    ]);
+    await deps.limiter.enforce(loginLimitChecks(req.ip, email));
   }
 
   router.get(
