@@ -1,4 +1,4 @@
-import { addressSafelist, JwtSessions, RateLimiter, UserStore } from '@agora/auth';
+import { JwtSessions, RateLimiter, UserStore } from '@agora/auth';
 import { PeriodicJobs, type JobQueue, type Logger, type Mailer, type PubSub } from '@agora/core';
 import { ActorStore, type Federation } from '@agora/federation';
 import { createInfrastructure } from '@agora/db';
@@ -59,8 +59,6 @@ export interface AppServices {
   jobs: PeriodicJobs;
   /** The time rate-limit windows are computed from; tests pin it instead of sleeping. */
   clock: () => Date;
-  /** Whether a caller at this address is never rate-limited (`RATE_LIMIT_SAFELIST`). */
-  rateLimitExempt: (ip: string | undefined) => boolean;
 }
 
 /** The composition root: the service's parts, built and wired once by `AppContext.fromConfig`. */
@@ -93,8 +91,9 @@ export const AppContext = {
     const sessions =
       overrides.sessions ??
       new JwtSessions({ sequelize, secret: jwtSecret!, issuer: JWT_ISSUER, now: clock });
-    const rateLimiter = overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, now: clock });
-    const rateLimitExempt = overrides.rateLimitExempt ?? addressSafelist(config.rateLimits.safelist);
+    const rateLimiter =
+      overrides.rateLimiter ??
+      new RateLimiter(sequelize, { logger, now: clock, safelist: config.rateLimits.safelist });
     const statistics = overrides.statistics ?? defaultStatistics(config, sequelize, logger);
     const store = overrides.accounts ?? new UserStore({ sequelize, now: clock });
     const actors =
@@ -120,7 +119,6 @@ export const AppContext = {
         }),
         publicUrl: config.http.publicUrl,
         instanceName: () => instanceConfig.settings().instanceName,
-        rateLimitExempt,
         actors,
       });
     const federation = overrides.federation ?? eventsFederation(config, infrastructure, actors);
@@ -164,7 +162,6 @@ export const AppContext = {
       remoteMedia,
       jobs,
       clock,
-      rateLimitExempt,
     };
     return Object.freeze({ ...services, config, close: () => infrastructure.close() });
   },

@@ -166,7 +166,8 @@ export const AppContext = {
           ...(config.media.ffmpegPath !== undefined ? { ffmpegPath: config.media.ffmpegPath } : {}),
         });
       const pushHub = overrides.pushHub ?? microblogPushHub(config, infrastructure, actors, federation);
-      const rateLimiter = overrides.rateLimiter ?? new RateLimiter(sequelize, { logger });
+      const rateLimiter =
+        overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, safelist: config.rateLimits.safelist });
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({

@@ -45,7 +45,7 @@ export function createApp(ctx: AppContext): express.Express {
   // Browser clients revoke tokens cross-origin too (sign-out in Elk, Phanpy).
   app.use([...CORS_PATHS, '/oauth/revoke'], corsMiddleware());
   // Before body parsing: a refused request costs no parsing.
-  app.use('/api', apiRateLimit(ctx.rateLimiter, ctx.oauth, { safelist: ctx.config.rateLimits.safelist }));
+  app.use('/api', apiRateLimit(ctx.rateLimiter, ctx.oauth));
   // WebFinger, host-meta, actor documents (`/users/:name`, `/actor`) and the inboxes; before the
   // body parsers: an inbox verifies the Digest over the raw bytes.
   app.use(ctx.federation.routes({ actorPath: '/users/:name', instanceActorPath: '/actor' }));
@@ -82,7 +82,6 @@ export function createApp(ctx: AppContext): express.Express {
     limiter: ctx.rateLimiter,
     limits: ctx.config.media.limits,
     incomingDir: ctx.config.media.incomingDir,
-    rateLimit: { safelist: ctx.config.rateLimits.safelist },
   };
   app.use(mediaV1Router(mediaDeps));
   app.use(mediaV2Router(mediaDeps));
@@ -143,7 +142,6 @@ export function createServer(ctx: AppContext): AppServer {
           reads: [verifyAppCredentials, verifyAccountCredentials(ctx.accounts, config.http.publicUrl)],
           oauth: ctx.oauth,
           limiter: ctx.rateLimiter,
-          safelist: config.rateLimits.safelist,
           logger,
         }),
       );

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { addressSafelist } from '@agora/auth';
 import {
   baseServiceEnv,
   envBoolean,
@@ -137,7 +138,17 @@ const schema = z
     FFMPEG_PATH: z.string().min(1).optional(),
     OAUTH_PASSWORD_GRANT: envBoolean(true),
     // Comma-separated; empty by default (Mastodon safelists loopback, but then tests would see no limit).
-    RATE_LIMIT_SAFELIST: envList([]),
+    RATE_LIMIT_SAFELIST: envList([]).refine(
+      (entries) => {
+        try {
+          addressSafelist(entries);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must list IP addresses or CIDR ranges' },
+    ),
     MAX_SESSION_ACTIVATIONS: envInt(10, { min: 1, max: 1000 }),
     SECRET_KEY_BASE: z
       .string()

@@ -11,21 +11,12 @@ import {
 import { lookupBearer } from '../oauth/bearer.js';
 import type { BearerAuth, OAuthService } from '../oauth/oauth.service.js';
 
-export interface ApiRateLimitOptions {
-  /** Addresses or ranges never limited (Mastodon safelists loopback). Default: none, so tests see limits. */
-  safelist?: readonly string[];
-}
-
 /**
  * The throttles of every `/api` request (Mastodon's Rack::Attack table): a user token counts per user
  * (1500 / 5 min) and per token (300 / 5 min), an app token per token and per IP, no valid token per
  * IP (300 / 5 min). Responses carry the X-RateLimit-* headers of the limit closest to exhaustion.
  */
-export function apiRateLimit(
-  limiter: RateLimiter,
-  oauth: OAuthService,
-  options: ApiRateLimitOptions = {},
-): RequestHandler[] {
+export function apiRateLimit(limiter: RateLimiter, oauth: OAuthService): RequestHandler[] {
   const callers = new WeakMap<Request, BearerAuth>();
   // The lookup is the one the route's guard reuses (lookupBearer): one per request.
   const identify: RequestHandler = async (req, res, next) => {
@@ -34,9 +25,7 @@ export function apiRateLimit(
     if (auth) callers.set(req, auth);
     next();
   };
-  const limit = rateLimit(limiter, (req) => apiRateLimitChecks(callers.get(req) ?? null, req.ip), {
-    safelist: options.safelist,
-  });
+  const limit = rateLimit(limiter, (req) => apiRateLimitChecks(callers.get(req) ?? null, req.ip));
   return [identify, limit];
 }
 
@@ -54,15 +43,11 @@ export function apiRateLimitChecks(auth: BearerAuth | null, ip: string | undefin
 }
 
 /** `POST /api/v1/accounts`: 5 sign-ups per IP in 30 minutes. */
-export function signUpRateLimit(limiter: RateLimiter, options: ApiRateLimitOptions = {}): RequestHandler {
-  return rateLimit(
-    limiter,
-    (req) => {
-      const ip = ipOf(req.ip);
-      return ip ? [{ policy: MICROBLOG_POLICIES.signUp, subject: ip }] : null;
-    },
-    { safelist: options.safelist },
-  );
+export function signUpRateLimit(limiter: RateLimiter): RequestHandler {
+  return rateLimit(limiter, (req) => {
+    const ip = ipOf(req.ip);
+    return ip ? [{ policy: MICROBLOG_POLICIES.signUp, subject: ip }] : null;
+  });
 }
 
 function ipOf(ip: string | undefined): ReturnType<typeof ipSubject> | undefined {

@@ -12,9 +12,8 @@ import type { HotRead } from './hot-reads.js';
 export interface FastLaneOptions {
   reads: readonly HotRead[];
   oauth: OAuthService;
+  /** The `/api` rate limiter, whose safelist the lane honours as the Express path does. */
   limiter: RateLimiter;
-  /** The `/api` rate limit's safelist: the lane limits exactly as the Express path does. */
-  safelist?: readonly string[];
   logger: Logger;
 }
 
@@ -30,10 +29,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  */
 export function withFastLane(app: Express, options: FastLaneOptions): RequestListener {
   const reads = new Map(options.reads.map((read) => [read.path, read]));
-  const gate = new RateLimitGate(options.limiter, {
-    ...(options.safelist ? { safelist: options.safelist } : {}),
-    logger: options.logger,
-  });
+  const gate = new RateLimitGate(options.limiter, { logger: options.logger });
   const etagOf = app.get('etag fn') as ((body: Buffer) => string | undefined) | undefined;
   const ipOf = (req: IncomingMessage): string | undefined => expressClientIp(app, req);
 

@@ -74,7 +74,7 @@ export function oauthRouter(
       const grantType = param(req, 'grant_type');
       if (grantType === 'password') {
         // A password guess is a login: the reference's login throttles (per IP and per e-mail) apply.
-        await limiter.enforce(loginLimitChecks(req.ip, param(req, 'username')));
+        await limiter.enforce(loginLimitChecks(req.ip, param(req, 'username')), { ip: req.ip });
       }
       const token = await oauth.token({
         ...clientCredentials(req),

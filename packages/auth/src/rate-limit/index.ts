@@ -2,6 +2,7 @@ export {
   RateLimiter,
   mostRestrictive,
   retryAfterSeconds,
+  type RateLimitCaller,
   type RateLimitCheck,
   type RateLimiterOptions,
   type RateLimitResult,
@@ -21,9 +22,8 @@ export {
   type ParsedIp,
   type RateLimitSubject,
 } from './rate-limit.subjects.js';
+export { addressSafelist, LOOPBACK_SAFELIST } from './rate-limit.safelist.js';
 export {
-  addressSafelist,
-  LOOPBACK_SAFELIST,
   rateLimit,
   rateLimitHeaders,
   rateLimitState,

@@ -6,7 +6,8 @@ import type { Logger } from '@agora/core';
 import { createSequelize, runMigrations, type Sequelize } from '@agora/db';
 import { withTestDatabase } from '@agora/db/testing';
 import { authMigrationSet } from '../migrations/index.js';
-import { LOOPBACK_SAFELIST, rateLimit } from './rate-limit.middleware.js';
+import { rateLimit } from './rate-limit.middleware.js';
+import { LOOPBACK_SAFELIST } from './rate-limit.safelist.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { RateLimitPolicy } from './rate-limit.policies.js';
 import { ipSubject, userSubject } from './rate-limit.subjects.js';
@@ -110,7 +111,8 @@ describe('rateLimit middleware (HTTP)', () => {
     });
   });
 
-  it('leaves requests alone when the selector returns nothing, or the address is safelisted', async () => {
+  it('leaves requests alone when the selector returns nothing, or the limiter safelists the address', async () => {
+    const safelisting = new RateLimiter(sequelize, { now: () => NOW, safelist: LOOPBACK_SAFELIST });
     const app = express();
     app.get(
       '/public',
@@ -121,9 +123,7 @@ describe('rateLimit middleware (HTTP)', () => {
     );
     app.get(
       '/local',
-      rateLimit(limiter, (req) => [{ policy: api, subject: ipSubject(req.ip ?? '') }], {
-        safelist: LOOPBACK_SAFELIST,
-      }),
+      rateLimit(safelisting, (req) => [{ policy: api, subject: ipSubject(req.ip ?? '') }]),
       (_req, res) => {
         res.json({});
       },

@@ -1,4 +1,3 @@
-import { BlockList } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '@agora/core';
 import {
@@ -9,14 +8,8 @@ import {
   type RateLimiter,
   type RateLimitResult,
 } from './rate-limiter.js';
-import { parseIp } from './rate-limit.subjects.js';
-
-/** Mastodon never throttles loopback. We do by default: our own tests run on loopback. */
-export const LOOPBACK_SAFELIST: readonly string[] = ['127.0.0.1', '::1'];
 
 export interface RateLimitMiddlewareOptions {
-  /** Addresses or CIDR ranges (`10.0.0.0/8`) never limited, checked against `req.ip`. Default: none. */
-  safelist?: readonly string[];
   /** Where an unreachable limiter is reported; default: the limiter's logger. */
   logger?: Logger;
   /** The 429 body's `error`. */
@@ -31,29 +24,6 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
     'X-RateLimit-Reset': result.resetAt.toISOString(),
   };
 }
-
-/**
- * Whether an address is on a safelist of addresses and CIDR ranges (`10.0.0.0/8`): requests from
- * there are never limited. An empty list matches nothing. Throws on an entry that is not an address.
- */
-export function addressSafelist(entries: readonly string[]): (ip: string | undefined) => boolean {
-  const list = blockList(entries);
-  if (list === undefined) return () => false;
-  // Answers by address string: parsing an address for the BlockList costs more than the lookup.
-  const known = new Map<string, boolean>();
-  return (ip) => {
-    if (ip === undefined) return false;
-    let listed = known.get(ip);
-    if (listed === undefined) {
-      listed = isListed(list, ip);
-      if (known.size >= SAFELIST_MEMO_MAX) known.clear();
-      known.set(ip, listed);
-    }
-    return listed;
-  };
-}
-
-const SAFELIST_MEMO_MAX = 4096;
 
 /** What earlier rate-limit steps did for one request: counters already hit, the tightest limit seen. */
 export interface RateLimitState {
@@ -76,26 +46,24 @@ export function rateLimitState(res: Response): RateLimitState {
 }
 
 /**
- * The decisions of `rateLimit` without Express: the safelist, counting once per counter and request,
- * the headers, and failing open. The middleware is built on it; a fast lane that answers before
+ * The decisions of `rateLimit` without Express: the limiter's safelist, counting once per counter and
+ * request, the headers, and failing open. The middleware is built on it; a fast lane that answers before
  * Express uses it directly, so both paths limit alike.
  */
 export class RateLimitGate {
-  private readonly safelisted: (ip: string | undefined) => boolean;
   private readonly logger: Logger | undefined;
   private readonly failures = { lastLoggedAt: 0, unreported: 0 };
 
   constructor(
     private readonly limiter: RateLimiter,
-    options: Pick<RateLimitMiddlewareOptions, 'safelist' | 'logger'> = {},
+    options: Pick<RateLimitMiddlewareOptions, 'logger'> = {},
   ) {
-    this.safelisted = addressSafelist(options.safelist ?? []);
     this.logger = options.logger ?? limiter.logger;
   }
 
-  /** Whether requests from `ip` are never limited. */
+  /** Whether requests from `ip` are never limited (the limiter's safelist). */
   exempt(ip: string | undefined): boolean {
-    return this.safelisted(ip);
+    return this.limiter.exempt(ip);
   }
 
   /**
@@ -178,22 +146,4 @@ export function rateLimit(
       res.status(429).json({ error: message });
     }, next);
   };
-}
-
-function blockList(entries: readonly string[]): BlockList | undefined {
-  if (entries.length === 0) return undefined;
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = '', prefix] = entry.split('/');
-    const parsed = parseIp(address);
-    if (!parsed) throw new TypeError(`Rate-limit safelist: not an address or range: ${entry}`);
-    if (prefix === undefined) list.addAddress(parsed.address, parsed.family);
-    else list.addSubnet(parsed.address, Number(prefix), parsed.family);
-  }
-  return list;
-}
-
-function isListed(list: BlockList, ip: string): boolean {
-  const parsed = parseIp(ip);
-  return parsed !== undefined && list.check(parsed.address, parsed.family);
 }

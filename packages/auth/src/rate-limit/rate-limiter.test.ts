@@ -244,14 +244,50 @@ describe('RateLimiter (PostgreSQL)', () => {
 
   it('enforce throws RateLimited with the seconds left in the window', async () => {
     const checks = [{ policy: EVENTS_POLICIES.createUser.email, subject: emailSubject('gina@example.org') }];
-    for (let i = 0; i < 5; i++) await limiter.enforce(checks);
+    const caller = { ip: '198.51.100.1' };
+    for (let i = 0; i < 5; i++) await limiter.enforce(checks, caller);
     let caught: unknown;
     try {
-      await limiter.enforce(checks);
+      await limiter.enforce(checks, caller);
     } catch (error) {
       caught = error;
     }
     expect(caught).to.be.instanceOf(RateLimited);
     expect(caught).to.include({ message: 'Too many requests', status: 429, retryAfterSeconds: 50 });
+  });
+
+  // Issue 12 §4: the safelist is the limiter's, so every limit enforced through it is lifted.
+  it('lifts every limit for a safelisted caller, and counts nothing for it', async () => {
+    const safelisting = new RateLimiter(sequelize, { now: clock.now, safelist: ['203.0.113.0/24'] });
+    const email = emailSubject('hana@example.org');
+    const checks = [{ policy: EVENTS_POLICIES.login.email, subject: email }];
+    for (let i = 0; i < 8; i++) {
+      expect(await safelisting.enforce(checks, { ip: '203.0.113.9' })).to.equal(null);
+      await safelisting.recordFailure(checks, { ip: '203.0.113.9' });
+      await safelisting.ensureAvailable(checks, { ip: '203.0.113.9' });
+    }
+    expect(await safelisting.peek(EVENTS_POLICIES.login.email, email)).to.deep.include({ remaining: 5 });
+    expect(safelisting.exempt('203.0.113.200')).to.equal(true);
+    expect(safelisting.exempt('198.51.100.1')).to.equal(false);
+    expect(safelisting.exempt(undefined)).to.equal(false);
+    expect(() => new RateLimiter(sequelize, { safelist: ['not-an-address'] })).to.throw(TypeError);
+  });
+
+  it('counts only failures with recordFailure, and refuses once they are spent', async () => {
+    const caller = { ip: '198.51.100.2' };
+    const checks = [{ policy: MICROBLOG_POLICIES.loginsEmail, subject: emailSubject('ida@example.org') }];
+    for (let i = 0; i < 25; i++) {
+      await limiter.ensureAvailable(checks, caller);
+      await limiter.recordFailure(checks, caller);
+    }
+    let caught: unknown;
+    try {
+      await limiter.ensureAvailable(checks, caller);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).to.be.instanceOf(RateLimited);
+    // The hour-long window started ten seconds ago.
+    expect(caught).to.include({ retryAfterSeconds: 3590 });
   });
 });

@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { QueryTypes } from 'sequelize';
 import { RateLimited, type Logger } from '@agora/core';
 import { assertPolicy, type RateLimitPolicy } from './rate-limit.policies.js';
+import { addressSafelist } from './rate-limit.safelist.js';
 import type { RateLimitSubject } from './rate-limit.subjects.js';
 
 export interface RateLimitResult {
@@ -26,6 +27,16 @@ export interface RateLimiterOptions {
   now?: () => Date;
   /** Where the Express middleware reports a limiter it could not reach. */
   logger?: Logger;
+  /**
+   * Addresses and CIDR ranges (`10.0.0.0/8`) never limited by any policy (`RATE_LIMIT_SAFELIST`), as
+   * Mastodon's safelist lifts every throttle. Default: none. Throws on an entry that is not an address.
+   */
+  safelist?: readonly string[];
+}
+
+/** Who is making a request: the limiter lifts every limit for a safelisted address. */
+export interface RateLimitCaller {
+  ip: string | undefined;
 }
 
 interface Counter {
@@ -69,6 +80,7 @@ const HIT_STATEMENT = {
 export class RateLimiter {
   readonly clock: () => Date;
   readonly logger: Logger | undefined;
+  private readonly safelisted: (ip: string | undefined) => boolean;
 
   constructor(
     private readonly sequelize: Sequelize,
@@ -76,6 +88,12 @@ export class RateLimiter {
   ) {
     this.clock = options.now ?? (() => new Date());
     this.logger = options.logger;
+    this.safelisted = addressSafelist(options.safelist ?? []);
+  }
+
+  /** Whether requests from `ip` are never limited (the safelist): nothing is counted for them. */
+  exempt(ip: string | undefined): boolean {
+    return this.safelisted(ip);
   }
 
   /** Counts one hit of `subject` against `policy`. */
@@ -127,15 +145,38 @@ export class RateLimiter {
     }
   }
 
-  /** Like `hit`, but throws `RateLimited` (with the seconds to wait) when refused: for resolvers. */
-  async enforce(checks: readonly RateLimitCheck[]): Promise<RateLimitResult> {
+  /**
+   * Counts one attempt of `caller` against every check and throws `RateLimited` (with the seconds to
+   * wait) when refused: for services and routes. A safelisted caller, or no check, counts nothing (null).
+   */
+  async enforce(checks: readonly RateLimitCheck[], caller: RateLimitCaller): Promise<RateLimitResult | null> {
+    if (checks.length === 0 || this.exempt(caller.ip)) return null;
     const outcome = await this.hitAll(checks);
-    if (!outcome.allowed) {
-      throw new RateLimited('Too many requests', {
-        retryAfterSeconds: retryAfterSeconds(outcome, this.clock()),
-      });
-    }
+    if (!outcome.allowed) throw this.refusal(outcome);
     return outcome;
+  }
+
+  /**
+   * For limits that count failures only (a password check that failed): throws `RateLimited` when a
+   * check has no attempt left, without counting; `recordFailure` counts one. Safelisted callers pass.
+   */
+  async ensureAvailable(checks: readonly RateLimitCheck[], caller: RateLimitCaller): Promise<void> {
+    if (checks.length === 0 || this.exempt(caller.ip)) return;
+    const states = await Promise.all(checks.map(({ policy, subject }) => this.peek(policy, subject)));
+    const outcome = mostRestrictive(states);
+    if (!outcome.allowed) throw this.refusal(outcome);
+  }
+
+  /** Counts one failed attempt of `caller` against every check (see `ensureAvailable`). */
+  async recordFailure(checks: readonly RateLimitCheck[], caller: RateLimitCaller): Promise<void> {
+    if (checks.length === 0 || this.exempt(caller.ip)) return;
+    await this.hitAll(checks);
+  }
+
+  private refusal(outcome: RateLimitResult): RateLimited {
+    return new RateLimited('Too many requests', {
+      retryAfterSeconds: retryAfterSeconds(outcome, this.clock()),
+    });
   }
 
   /** The state of the current window without counting a hit: `allowed` says if the next hit would be. */

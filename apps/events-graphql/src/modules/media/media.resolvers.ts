@@ -106,10 +106,11 @@ export const mediaResolvers: Resolvers = {
   RootMutationType: {
     uploadMedia: async (_parent, { actorId, alt, file, name }, ctx) => {
       const user = await requireUser(ctx);
-      if (ctx.ip && !ctx.app.rateLimitExempt(ctx.ip)) {
-        await ctx.app.rateLimiter.enforce([
-          { policy: EVENTS_POLICIES.uploadMedia.ip, subject: ipSubject(ctx.ip) },
-        ]);
+      if (ctx.ip) {
+        await ctx.app.rateLimiter.enforce(
+          [{ policy: EVENTS_POLICIES.uploadMedia.ip, subject: ipSubject(ctx.ip) }],
+          { ip: ctx.ip },
+        );
       }
       const part = uploadedFile(ctx, file);
       const owner = await uploader(ctx, user, actorId);

@@ -65,8 +65,6 @@ export interface UserServiceOptions {
   registrationPolicy: () => RegistrationPolicy;
   publicUrl: string;
   instanceName: () => string;
-  /** Callers at these addresses are never rate-limited (`RATE_LIMIT_SAFELIST`). */
-  rateLimitExempt?: (ip: string | undefined) => boolean;
   /** Keeps the names of a deleted account's profiles from being taken again. */
   actors?: Pick<ActorStore, 'reserveUsernamesOfUser'>;
 }
@@ -338,13 +336,15 @@ export class UserService {
     return this.get(id);
   }
 
-  /** Counts the call per IP and per email with the reference's limits; over either: RateLimited. */
+  /**
+   * Counts the call per IP and per email with the reference's limits; over either: RateLimited. The
+   * limiter lets safelisted callers through (`RATE_LIMIT_SAFELIST`).
+   */
   private async limit(operation: LimitedOperation, caller: Caller, email: string): Promise<void> {
-    if (this.options.rateLimitExempt?.(caller.ip)) return;
     const policies = EVENTS_POLICIES[operation];
     const checks: RateLimitCheck[] = [{ policy: policies.email, subject: emailSubject(email) }];
     if (caller.ip) checks.push({ policy: policies.ip, subject: ipSubject(caller.ip) });
-    await this.options.limiter.enforce(checks);
+    await this.options.limiter.enforce(checks, caller);
   }
 
   private async sendConfirmation(user: UserRecord, token: string): Promise<void> {

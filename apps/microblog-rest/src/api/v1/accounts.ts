@@ -4,7 +4,7 @@ import { BadInput } from '@agora/core';
 import type { MediaLimits } from '@agora/media';
 import { serializeAccount, serializeCredentialAccount } from '../../entities/account.js';
 import { serializeToken } from '../../entities/token.js';
-import { signUpRateLimit, type ApiRateLimitOptions } from '../../http/api-rate-limit.js';
+import { signUpRateLimit } from '../../http/api-rate-limit.js';
 import { methodNotAllowed, type ErrorJson } from '../../http/errors.js';
 import { mountHotRead, type HotRead } from '../../http/hot-reads.js';
 import { credentialsPatch, registrationInput } from '../../modules/accounts/account-params.js';
@@ -20,7 +20,6 @@ export interface AccountsRouterDeps {
   limiter: RateLimiter;
   publicUrl: string;
   bodyLimitBytes: number;
-  rateLimit?: ApiRateLimitOptions;
   /** Limits of avatar/header uploads and where they are written while the request runs. */
   uploads: { limits: MediaLimits; dir: string };
 }
@@ -39,7 +38,7 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
   router
     .route('/api/v1/accounts')
     .post(
-      signUpRateLimit(deps.limiter, deps.rateLimit),
+      signUpRateLimit(deps.limiter),
       ...body,
       guards.requireScopes('write:accounts'),
       async (req, res) => {

@@ -3,7 +3,6 @@ import type { RateLimiter } from '@agora/auth';
 import { BadInput } from '@agora/core';
 import type { MediaLimits } from '@agora/media';
 import { serializeMediaAttachment } from '../../entities/media-attachment.js';
-import type { ApiRateLimitOptions } from '../../http/api-rate-limit.js';
 import { methodNotAllowed } from '../../http/errors.js';
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import {
@@ -24,7 +23,6 @@ export interface MediaRouterDeps {
   limits: MediaLimits;
   /** Where uploads are written while the request runs. */
   incomingDir: string;
-  rateLimit?: ApiRateLimitOptions;
 }
 
 /**
@@ -34,10 +32,7 @@ export interface MediaRouterDeps {
 export function mediaV1Router(deps: MediaRouterDeps): Router {
   const { media, accounts, guards } = deps;
   const router = Router();
-  const upload = [
-    mediaUploadRateLimit(deps.limiter, deps.rateLimit),
-    mediaUploadParser(deps.limits, deps.incomingDir),
-  ];
+  const upload = [mediaUploadRateLimit(deps.limiter), mediaUploadParser(deps.limits, deps.incomingDir)];
   const urlOf = (key: string) => media.urlOf(key);
 
   router

@@ -15,7 +15,7 @@ export function mediaV2Router(deps: MediaRouterDeps): Router {
     .route('/api/v2/media')
     .post(
       guards.requireUser('write:media'),
-      mediaUploadRateLimit(deps.limiter, deps.rateLimit),
+      mediaUploadRateLimit(deps.limiter),
       mediaUploadParser(deps.limits, deps.incomingDir),
       async (req, res) => {
         const account = await accounts.activeAccount(userOf(res));

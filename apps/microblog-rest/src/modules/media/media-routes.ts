@@ -1,24 +1,16 @@
 import type { Request, RequestHandler } from 'express';
 import { MICROBLOG_POLICIES, rateLimit, userSubject, type RateLimiter } from '@agora/auth';
 import type { MediaLimits } from '@agora/media';
-import type { ApiRateLimitOptions } from '../../http/api-rate-limit.js';
 import { authOf } from '../../oauth/bearer.js';
 import type { MediaPatch, MediaUpload } from './media-attachment.service.js';
 import { multipartUpload, uploadsOf } from './multipart-upload.js';
 
 /** `POST /api/v\d+/media`: 30 uploads per user in 30 minutes (after the bearer guard). */
-export function mediaUploadRateLimit(
-  limiter: RateLimiter,
-  options: ApiRateLimitOptions = {},
-): RequestHandler {
-  return rateLimit(
-    limiter,
-    (req) => {
-      const userId = req.res ? authOf(req.res).userId : null;
-      return userId ? [{ policy: MICROBLOG_POLICIES.media, subject: userSubject(userId) }] : null;
-    },
-    { safelist: options.safelist },
-  );
+export function mediaUploadRateLimit(limiter: RateLimiter): RequestHandler {
+  return rateLimit(limiter, (req) => {
+    const userId = req.res ? authOf(req.res).userId : null;
+    return userId ? [{ policy: MICROBLOG_POLICIES.media, subject: userSubject(userId) }] : null;
+  });
 }
 
 /** The multipart parser of the media routes: `file` and `thumbnail`, cut just past the largest limit. */

@@ -349,7 +349,7 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
   }
 
   async function enforceLoginLimits(req: Request, email: string): Promise<void> {
-    await deps.limiter.enforce(loginLimitChecks(req.ip, email));
+    await deps.limiter.enforce(loginLimitChecks(req.ip, email), { ip: req.ip });
   }
 
   router.get(
