@@ -342,7 +342,9 @@ export class UserService {
    */
   private async limit(operation: LimitedOperation, caller: Caller, email: string): Promise<void> {
     const policies = EVENTS_POLICIES[operation];
-    const checks: RateLimitCheck[] = [{ policy: policies.email, subject: emailSubject(email) }];
+    const checks: RateLimitCheck[] = [];
+    // A blank address names nobody (and has no subject): only the caller's address counts it.
+    if (email.trim() !== '') checks.push({ policy: policies.email, subject: emailSubject(email) });
     if (caller.ip) checks.push({ policy: policies.ip, subject: ipSubject(caller.ip) });
     await this.options.limiter.enforce(checks, caller);
   }

@@ -180,6 +180,20 @@ describe('users', () => {
     ).to.equal(undefined);
   });
 
+  // Issue 12 §2: a blank e-mail reached the per-e-mail rate limit, which threw (a 500).
+  it('answers a blank email with the usual refusals, never a 500', async () => {
+    for (const email of ['', ' ']) {
+      const login = await gql(server, LOGIN, { variables: { email, password: 'whatever1' } });
+      expect(firstError(login)).to.deep.equal({
+        message: 'User not found',
+        code: 'user_not_found',
+        status_code: 404,
+      });
+      const created = firstError(await gql(server, CREATE, { variables: { email, password: 'whatever1' } }));
+      expect(created).to.include({ code: 'validation', status_code: 422 });
+    }
+  });
+
   it('answers a bad or expired token with a 401 before GraphQL runs, and serves anonymous callers', async () => {
     const response = await fetch(`${server.url}/api`, {
       method: 'POST',
