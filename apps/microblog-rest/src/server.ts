@@ -85,7 +85,7 @@ export function createApp(ctx: AppContext): express.Express {
   };
   app.use(mediaV1Router(mediaDeps));
   app.use(mediaV2Router(mediaDeps));
-  app.use(earlyAccountsRouter(accounts, ctx.users, ctx.config.http.publicUrl));
+  app.use(earlyAccountsRouter(accounts, ctx.users, ctx.rateLimiter, ctx.config.http.publicUrl));
   app.use(accountConfirmationRouter(accounts, ctx.rateLimiter));
   app.use(oauthRouter(ctx.oauth, ctx.rateLimiter, ctx.config.http.publicUrl, ctx.config.http.bodyLimitBytes));
   app.use(

@@ -1,14 +1,19 @@
 import { Router } from 'express';
-import type { UserStore } from '@agora/auth';
+import type { RateLimiter, UserStore } from '@agora/auth';
 import { serializeAccount } from '../entities/account.js';
 import { methodNotAllowed } from '../http/errors.js';
 import type { AccountService } from '../modules/accounts/account.service.js';
 import { httpBasicGuard } from '../oauth/http-basic.js';
 
 /** The first API's GET /api/accounts/:id, signed in with HTTP basic (e-mail and password). */
-export function earlyAccountsRouter(accounts: AccountService, users: UserStore, publicUrl: string): Router {
+export function earlyAccountsRouter(
+  accounts: AccountService,
+  users: UserStore,
+  limiter: RateLimiter,
+  publicUrl: string,
+): Router {
   const router = Router();
-  const { requireBasicUser } = httpBasicGuard(users);
+  const { requireBasicUser } = httpBasicGuard(users, limiter);
   router
     .route('/api/accounts/:id')
     .get(requireBasicUser(), async (req, res) => {

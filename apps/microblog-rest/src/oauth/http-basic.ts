@@ -1,9 +1,10 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import passport from 'passport';
 import { BasicStrategy } from 'passport-http';
-import type { User, UserStore } from '@agora/auth';
+import type { RateLimiter, User, UserStore } from '@agora/auth';
 import { isAppError } from '@agora/core';
 import { TransportError } from '../http/errors.js';
+import { loginLimitChecks } from './login-limits.js';
 
 const REALM = 'Application';
 /** The early API's answer to missing or wrong credentials (Devise's message, as JSON). */
@@ -19,15 +20,34 @@ export function basicUserOf(res: Response): User {
 /**
  * HTTP basic authentication (email + password) for the unversioned early `/api` paths, through
  * passport-http on an Authenticator of our own (no process-wide passport state, no sessions).
+ *
+ * Wrong credentials count against the login throttles of the other sign-in paths (per address and
+ * per e-mail); once either is spent, even the right password gets 429 until the window ends. Only
+ * failures count: a client of this API sends its password with every request.
  */
-export function httpBasicGuard(users: UserStore): { requireBasicUser(): RequestHandler } {
+export function httpBasicGuard(
+  users: UserStore,
+  limiter: RateLimiter,
+): { requireBasicUser(): RequestHandler } {
+  const signIn = async (req: Request, email: string, password: string): Promise<User | false> => {
+    const checks = loginLimitChecks(req.ip, email);
+    const caller = { ip: req.ip };
+    await limiter.ensureAvailable(checks, caller);
+    try {
+      return await users.authenticate(email, password);
+    } catch (error) {
+      // Refused credentials are a failure (401), anything else an error (500).
+      if (!isAppError(error) || error.status >= 500) throw error;
+      await limiter.recordFailure(checks, caller);
+      return false;
+    }
+  };
   const authenticator = new passport.Passport();
   authenticator.use(
-    new BasicStrategy({ realm: REALM }, (email, password, done) => {
-      users.authenticate(email, password).then(
+    new BasicStrategy({ realm: REALM, passReqToCallback: true }, (req, email, password, done) => {
+      signIn(req, email, password).then(
         (user) => done(null, user),
-        // Refused credentials are a failure (401), anything else an error (500).
-        (error: unknown) => (isAppError(error) && error.status < 500 ? done(null, false) : done(error)),
+        (error: unknown) => done(error),
       );
     }),
   );

@@ -5,7 +5,7 @@ import express from 'express';
 import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import { pino } from 'pino';
 import { QueryTypes } from 'sequelize';
-import { MICROBLOG_POLICIES } from '@agora/auth';
+import { emailSubject, ipSubject, MICROBLOG_POLICIES } from '@agora/auth';
 import { REDACTED_PATHS } from '@agora/core';
 import { errorHandler } from '../http/errors.js';
 import { awayFromWindowEdge } from '../testing/rate-limits.js';
@@ -443,7 +443,7 @@ describe('OAuth2: /oauth/token, /oauth/revoke, authorization codes, bearer token
       app.get('/me', guards.requireUser('read:accounts'), (_req, res) => {
         res.json({ user: authOf(res).userId });
       });
-      app.get('/early', httpBasicGuard(t.ctx.users).requireBasicUser(), (_req, res) => {
+      app.get('/early', httpBasicGuard(t.ctx.users, t.ctx.rateLimiter).requireBasicUser(), (_req, res) => {
         res.json({ user: basicUserOf(res).id });
       });
       app.use(errorHandler(t.ctx.logger));
@@ -650,5 +650,70 @@ describe('OAuth2 password grant throttling', function () {
     expect(refused.status).to.equal(429);
     expect(await refused.json()).to.deep.equal({ error: 'Too many requests' });
     expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 3600);
+  });
+});
+
+// Issue 12 §4: 60 wrong passwords, then the right one, used to succeed on the early API.
+describe('HTTP basic throttling on the early /api', function () {
+  this.timeout(120_000);
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer('basic-throttle', { env: { TRUST_PROXY: 'true' } });
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  async function seed(username: string): Promise<{ id: string; email: string }> {
+    const email = `${username}@example.org`;
+    const { user } = await t.ctx.users.create({ email, password: 'correct horse', confirmed: true });
+    const actor = await t.ctx.actors.createLocal({ type: 'Person', username, userId: user.id });
+    return { id: actor.id, email };
+  }
+
+  const early = (account: { id: string }, credentials: string, ip: string) =>
+    fetch(`${t.url}/api/accounts/${account.id}`, {
+      headers: {
+        Authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+        'X-Forwarded-For': ip,
+      },
+    });
+
+  it('refuses even the right password with 429 once an address or an account has spent its failures', async () => {
+    const victim = await seed('victim');
+    const bystander = await seed('bystander');
+    await awayFromWindowEdge(MICROBLOG_POLICIES.loginsIp, 90_000);
+    const attacker = '198.51.100.20';
+
+    // Successful sign-ins cost nothing: a client of this API sends its password every time.
+    for (let i = 0; i < 3; i += 1) {
+      expect((await early(victim, `${victim.email}:correct horse`, attacker)).status).to.equal(200);
+    }
+    for (let i = 0; i < 3; i += 1) {
+      expect((await early(victim, `${victim.email}:guess-${i}`, attacker)).status).to.equal(401);
+    }
+    // Each failure counted against the address and the account, nothing else did.
+    const checks = [
+      { policy: MICROBLOG_POLICIES.loginsIp, subject: ipSubject(attacker) },
+      { policy: MICROBLOG_POLICIES.loginsEmail, subject: emailSubject(victim.email) },
+    ];
+    for (const { policy, subject } of checks) {
+      expect(await t.ctx.rateLimiter.peek(policy, subject)).to.deep.include({ remaining: policy.limit - 3 });
+    }
+    // The rest of the 25 guesses, without paying for 22 more password hashes.
+    for (let i = 3; i < MICROBLOG_POLICIES.loginsIp.limit; i += 1) await t.ctx.rateLimiter.hitAll(checks);
+
+    const refused = await early(victim, `${victim.email}:correct horse`, attacker);
+    expect(refused.status).to.equal(429);
+    expect(await refused.json()).to.deep.equal({ error: 'Too many requests' });
+    expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 3600);
+    // Per account: the victim's e-mail is held from any address.
+    expect((await early(victim, `${victim.email}:correct horse`, '198.51.100.21')).status).to.equal(429);
+    // Per address: the attacker's address is held for any account.
+    expect((await early(bystander, `${bystander.email}:correct horse`, attacker)).status).to.equal(429);
+    // Everyone else signs in as before.
+    expect((await early(bystander, `${bystander.email}:correct horse`, '198.51.100.22')).status).to.equal(
+      200,
+    );
   });
 });
