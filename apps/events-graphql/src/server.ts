@@ -90,6 +90,7 @@ export function createServer(ctx: AppContext): AppServer {
             headers: req.headers,
             ip: req.ip,
             userId: bearer.userIdOf(req),
+            sessionId: bearer.sessionIdOf(req),
             uploads: uploadsOf(req),
           }),
       });

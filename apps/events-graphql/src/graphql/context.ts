@@ -13,6 +13,8 @@ export interface GraphQLContext extends BudgetedContext {
   readonly ip: string | undefined;
   /** The user id of a verified access token; undefined for anonymous callers. */
   readonly userId: string | undefined;
+  /** The session that access token belongs to (a password change keeps it); undefined if unknown. */
+  readonly sessionId: string | undefined;
   /** The files of a multipart request, by part name (Upload values name them). */
   readonly uploads?: RequestUploads | undefined;
   /** The signed-in user (its session projection), loaded at most once per operation; null when anonymous or gone. */
@@ -44,6 +46,10 @@ export class RequestContext implements GraphQLContext {
 
   get userId(): string | undefined {
     return this.caller.userId;
+  }
+
+  get sessionId(): string | undefined {
+    return this.caller.sessionId;
   }
 
   get uploads(): RequestUploads | undefined {

@@ -26,6 +26,8 @@ export interface Caller {
   headers: IncomingHttpHeaders;
   ip?: string | undefined;
   userId?: string | undefined;
+  /** The session of the caller's access token (a password change keeps it). */
+  sessionId?: string | undefined;
   uploads?: RequestUploads | undefined;
 }
 

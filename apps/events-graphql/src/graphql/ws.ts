@@ -35,7 +35,7 @@ function withGenericCloseReasons(socket: WebSocket): void {
 }
 
 /** What graphql-ws keeps per connection beside the socket and upgrade request. */
-type ConnectionExtra = { userId?: string };
+type ConnectionExtra = { userId?: string; sessionId?: string | undefined };
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -74,6 +74,7 @@ export function attachGraphQLWs(server: HttpServer, { pipeline, sessions, ipOf }
         const check = await sessions.verifyAccess(token);
         if (check.ok) {
           extra.userId = check.userId;
+          extra.sessionId = check.sessionId;
           return true;
         }
         // graphql-ws then tries to close with Forbidden too; ws ignores a second close.
@@ -85,6 +86,7 @@ export function attachGraphQLWs(server: HttpServer, { pipeline, sessions, ipOf }
           headers: extra.request.headers,
           ip: ipOf?.(extra.request),
           userId: extra.userId,
+          sessionId: extra.sessionId,
         }),
       // Returning the arguments skips graphql-ws's own parse and validation: ours are cached and limited.
       onSubscribe: (_ctx, _id, payload) => {

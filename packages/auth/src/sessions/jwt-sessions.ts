@@ -16,7 +16,15 @@ export const SESSION_MESSAGES = {
 export type AccessTokenFailure = 'token_expired' | 'invalid_token' | 'invalid_issuer' | 'invalid_type';
 
 export type AccessCheck =
-  { ok: true; userId: string; jti: string; expiresAt: Date } | { ok: false; reason: AccessTokenFailure };
+  | {
+      ok: true;
+      userId: string;
+      jti: string;
+      expiresAt: Date;
+      /** The session (its refresh token's id) the token was issued with; absent from older tokens. */
+      sessionId: string | undefined;
+    }
+  | { ok: false; reason: AccessTokenFailure };
 
 export interface TokenPair {
   accessToken: string;
@@ -50,6 +58,13 @@ interface RefreshClaims {
   jti: string;
 }
 
+interface VerifiedAccess {
+  userId: string;
+  jti: string;
+  exp: number;
+  sessionId: string | undefined;
+}
+
 /**
  * Signed access/refresh pairs for the events service. Access tokens are checked without the database
  * (authenticated reads must not pay for a query); refresh tokens have a row in `refresh_tokens`, so
@@ -70,7 +85,7 @@ export class JwtSessions {
    * Access tokens already verified, until their `exp`: a client sends the same token for 15 minutes,
    * so its HMAC and JSON need checking once. Oldest first, bounded; only valid tokens are kept.
    */
-  private readonly verifiedAccess = new Map<string, { userId: string; jti: string; exp: number }>();
+  private readonly verifiedAccess = new Map<string, VerifiedAccess>();
 
   constructor(options: JwtSessionsOptions) {
     const key =
@@ -107,18 +122,17 @@ export class JwtSessions {
   checkAccess(token: string): AccessCheck {
     const known = this.verifiedAccess.get(token);
     // Expired as the full check says it (exp at or before the current second): that check answers why.
-    if (known && known.exp > Math.floor(this.now().getTime() / 1000)) {
-      return { ok: true, userId: known.userId, jti: known.jti, expiresAt: new Date(known.exp * 1000) };
-    }
+    if (known && known.exp > Math.floor(this.now().getTime() / 1000)) return accessCheck(known);
     const verified = this.verify(token, 'access');
     if (!verified.ok) return verified;
-    const { userId, jti, exp } = verified;
+    const { userId, jti, exp, sessionId } = verified;
     this.verifiedAccess.delete(token);
     if (this.verifiedAccess.size >= VERIFIED_ACCESS_MAX) {
       this.verifiedAccess.delete(this.verifiedAccess.keys().next().value!);
     }
-    this.verifiedAccess.set(token, { userId, jti, exp });
-    return { ok: true, userId, jti, expiresAt: new Date(exp * 1000) };
+    const entry = { userId, jti, exp, sessionId };
+    this.verifiedAccess.set(token, entry);
+    return accessCheck(entry);
   }
 
   /**
@@ -179,11 +193,17 @@ export class JwtSessions {
     if (revoked === 0) throw referenceError(SESSION_MESSAGES.tokenNotFound);
   }
 
-  /** Ends every session of a user (password reset, account disabled…); returns how many were live. */
-  async revokeAllFor(userId: string): Promise<number> {
+  /**
+   * Ends every session of a user (password reset or change, account disabled…) but `except` (the
+   * `sessionId` of the caller's access token, kept on a password change); returns how many were live.
+   * Access tokens already handed out keep working until they expire (15 minutes): they are checked
+   * without the database.
+   */
+  async revokeAllFor(userId: string, options: { except?: string | undefined } = {}): Promise<number> {
     const [, revoked] = await this.sequelize.query(
-      'UPDATE refresh_tokens SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL',
-      { bind: [userId, this.now()], type: QueryTypes.UPDATE },
+      `UPDATE refresh_tokens SET revoked_at = $2
+        WHERE user_id = $1 AND revoked_at IS NULL AND jti IS DISTINCT FROM $3`,
+      { bind: [userId, this.now(), options.except ?? null], type: QueryTypes.UPDATE },
     );
     return revoked;
   }
@@ -226,7 +246,8 @@ export class JwtSessions {
     const iat = Math.floor(now.getTime() / 1000);
     const refreshJti = randomUUID();
     const [accessToken, refreshToken] = await Promise.all([
-      this.sign(userId, 'access', randomUUID(), iat, iat + this.accessTtl),
+      // `sid`: the session the access token belongs to, so a password change can keep the caller's.
+      this.sign(userId, 'access', randomUUID(), iat, iat + this.accessTtl, { sid: refreshJti }),
       this.sign(userId, 'refresh', refreshJti, iat, iat + this.refreshTtl),
     ]);
     return {
@@ -243,8 +264,9 @@ export class JwtSessions {
     jti: string,
     iat: number,
     exp: number,
+    extra: Record<string, string> = {},
   ): Promise<string> {
-    return new SignJWT({ typ })
+    return new SignJWT({ ...extra, typ })
       .setProtectedHeader({ alg: this.algorithm, typ: 'JWT' })
       .setIssuer(this.issuer)
       .setSubject(`${SUBJECT_PREFIX}${userId}`)
@@ -257,7 +279,7 @@ export class JwtSessions {
   private verify(
     token: string,
     typ: 'access' | 'refresh',
-  ): { ok: true; userId: string; jti: string; exp: number } | { ok: false; reason: AccessTokenFailure } {
+  ): ({ ok: true } & VerifiedAccess) | { ok: false; reason: AccessTokenFailure } {
     const checked = verifyCompactHmacJwt(token, {
       key: this.verifyKey,
       algorithm: this.algorithm,
@@ -277,6 +299,18 @@ export class JwtSessions {
     if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
       return { ok: false, reason: 'invalid_token' };
     }
-    return { ok: true, userId: payload.sub.slice(SUBJECT_PREFIX.length), jti: payload.jti, exp: payload.exp };
+    const sessionId = typeof payload.sid === 'string' && UUID.test(payload.sid) ? payload.sid : undefined;
+    return {
+      ok: true,
+      userId: payload.sub.slice(SUBJECT_PREFIX.length),
+      jti: payload.jti,
+      exp: payload.exp,
+      sessionId,
+    };
   }
+}
+
+function accessCheck(verified: VerifiedAccess): AccessCheck {
+  const { userId, jti, exp, sessionId } = verified;
+  return { ok: true, userId, jti, expiresAt: new Date(exp * 1000), sessionId };
 }

@@ -140,13 +140,29 @@ describe('JwtSessions', () => {
     expect(results.map((result) => result.status).sort()).to.deep.equal(['fulfilled', 'rejected']);
   });
 
-  it('ends every session of a user, and those of a deleted user', async () => {
+  it('ends every session of a user but the one kept, and those of a deleted user', async () => {
     const user = await newUser();
     const a = await sessions.issuePair(user);
     const b = await sessions.issuePair(user);
     expect(await sessions.revokeAllFor(user.id)).to.equal(2);
     expect(await refusal(sessions.refresh(a.refreshToken))).to.equal('Cannot refresh the token');
     expect(await refusal(sessions.refresh(b.refreshToken))).to.equal('Cannot refresh the token');
+
+    // A password change keeps the caller's session: the one its access token names.
+    const caller = await sessions.issuePair(user);
+    const other = await sessions.issuePair(user);
+    const check = await sessions.verifyAccess(caller.accessToken);
+    expect(check.ok && check.sessionId).to.be.a('string');
+    expect(await sessions.revokeAllFor(user.id, { except: check.ok ? check.sessionId : undefined })).to.equal(
+      1,
+    );
+    expect(await refusal(sessions.refresh(other.refreshToken))).to.equal('Cannot refresh the token');
+    const renewed = await sessions.refresh(caller.refreshToken);
+    // The rotated pair names its new session.
+    const renewedCheck = await sessions.verifyAccess(renewed.accessToken);
+    expect(renewedCheck.ok && renewedCheck.sessionId)
+      .to.be.a('string')
+      .and.not.equal(check.ok && check.sessionId);
 
     const gone = await newUser();
     const c = await sessions.issuePair(gone);

@@ -10,7 +10,7 @@ const BEARER = /^Bearer\s+(\S*)\s*$/i;
  * caller, a present but unusable one is a 401 the GraphQL layer never sees, no header is anonymous.
  */
 export class BearerAuthentication {
-  private readonly callers = new WeakMap<IncomingMessage, string>();
+  private readonly callers = new WeakMap<IncomingMessage, { userId: string; sessionId?: string }>();
 
   constructor(private readonly sessions: Pick<JwtSessions, 'checkAccess'>) {}
 
@@ -22,7 +22,7 @@ export class BearerAuthentication {
     // Synchronous (one HMAC): no promise hop before GraphQL on every authenticated request.
     const result = this.sessions.checkAccess(token);
     if (!result.ok) return sendInvalidToken(res, result.reason);
-    this.callers.set(req, result.userId);
+    this.callers.set(req, { userId: result.userId, sessionId: result.sessionId });
     next();
   };
 
@@ -35,12 +35,17 @@ export class BearerAuthentication {
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
     if (token === undefined) return undefined;
     const result = this.sessions.checkAccess(token);
-    if (result.ok) this.callers.set(req, result.userId);
+    if (result.ok) this.callers.set(req, { userId: result.userId, sessionId: result.sessionId });
     return result.ok;
   }
 
   /** The user id the middleware verified for this request, if any. */
   userIdOf(req: IncomingMessage): string | undefined {
-    return this.callers.get(req);
+    return this.callers.get(req)?.userId;
+  }
+
+  /** The session of the access token the middleware verified for this request, if it names one. */
+  sessionIdOf(req: IncomingMessage): string | undefined {
+    return this.callers.get(req)?.sessionId;
   }
 }

@@ -174,8 +174,19 @@ export class UserService {
     return refreshToken;
   }
 
-  async changePassword(user: SessionUser, current: string, next: string): Promise<UserRecord> {
-    return this.options.store.changePassword(user, current, next);
+  /**
+   * Whoever knew the old password is signed out: every other session of the user ends (its refresh
+   * token stops working); the caller's (`sessionId`, from its access token) stays.
+   */
+  async changePassword(
+    user: SessionUser,
+    current: string,
+    next: string,
+    sessionId: string | undefined,
+  ): Promise<UserRecord> {
+    const changed = await this.options.store.changePassword(user, current, next);
+    await this.options.sessions.revokeAllFor(user.id, { except: sessionId });
+    return changed;
   }
 
   /** Records the new address as pending and mails it a link; the email changes when it is followed. */

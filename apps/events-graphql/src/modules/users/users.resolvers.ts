@@ -123,7 +123,7 @@ export const usersResolvers: Resolvers = {
     },
     changePassword: async (_parent, { oldPassword, newPassword }, ctx) => {
       const user = await requireUser(ctx);
-      return await ctx.app.users.changePassword(user, oldPassword, newPassword);
+      return await ctx.app.users.changePassword(user, oldPassword, newPassword, ctx.sessionId);
     },
     changeEmail: async (_parent, { email, password }, ctx) => {
       const user = await requireUser(ctx);

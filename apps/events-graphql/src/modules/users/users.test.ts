@@ -338,6 +338,46 @@ describe('users', () => {
     ).to.equal(undefined);
   });
 
+  // Issue 12 §4: a refresh token issued before a password change or reset used to keep working.
+  it('ends every other session on a password change, and every session on a reset', async () => {
+    const email = 'gwen@example.org';
+    const caller = await signedUp(server, email);
+    const elsewhere = ok<Session>(
+      await gql(server, LOGIN, { variables: { email, password: 'correct horse' } }),
+      'login',
+    );
+    const changePassword = `mutation($old: String!, $new: String!) { changePassword(oldPassword: $old, newPassword: $new) { id } }`;
+    ok(
+      await gql(server, changePassword, {
+        token: caller.accessToken,
+        variables: { old: 'correct horse', new: 'stronger horse' },
+      }),
+      'changePassword',
+    );
+    const refresh = (refreshToken: string) => gql(server, REFRESH, { variables: { refreshToken } });
+    expect(firstError(await refresh(elsewhere.refreshToken))).to.deep.equal({
+      message: 'Cannot refresh the token',
+      code: 'unknown_error',
+      status_code: 500,
+    });
+    // The caller's own session goes on.
+    const renewed = ok<Session>(await refresh(caller.refreshToken), 'refreshToken');
+
+    const sent = await gql(server, `mutation($email: String!) { sendResetPassword(email: $email) }`, {
+      variables: { email },
+    });
+    expect(ok<string>(sent, 'sendResetPassword')).to.equal(email);
+    const token = await linkToken(server, email, 'password-reset');
+    const reset = await gql(
+      server,
+      `mutation($token: String!) { resetPassword(token: $token, password: "reset horse") { refreshToken } }`,
+      { variables: { token } },
+    );
+    const afterReset = ok<Session>(reset, 'resetPassword');
+    expect(firstError(await refresh(renewed.refreshToken)).message).to.equal('Cannot refresh the token');
+    ok(await refresh(afterReset.refreshToken), 'refreshToken');
+  });
+
   it('guards user, users and adminUpdateUser by role', async () => {
     const user = await signedUp(server, 'grace@example.org');
     const moderator = await signedUp(server, 'heidi@example.org');
