@@ -4,6 +4,7 @@ export {
   MIN_SECRET_BYTES,
   ACCESS_TTL_SECONDS,
   REFRESH_TTL_SECONDS,
+  type AcceptedAccess,
   type AccessCheck,
   type AccessTokenFailure,
   type TokenPair,

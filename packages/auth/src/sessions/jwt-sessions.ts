@@ -1,9 +1,9 @@
-import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { randomUUID, type webcrypto } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { referenceError } from '../users/user.errors.js';
 import { isUserId } from '../users/user.store.js';
-import { verifyCompactHmacJwt } from './jwt-verify.js';
+import { hmacVerifyKey, verifyHmacJwt } from './jwt-verify.js';
 
 /** The reference's messages for session operations. */
 export const SESSION_MESSAGES = {
@@ -25,6 +25,9 @@ export type AccessCheck =
       sessionId: string | undefined;
     }
   | { ok: false; reason: AccessTokenFailure };
+
+/** An access token that passed every check. */
+export type AcceptedAccess = Extract<AccessCheck, { ok: true }>;
 
 export interface TokenPair {
   accessToken: string;
@@ -79,8 +82,8 @@ export class JwtSessions {
   private readonly accessTtl: number;
   private readonly refreshTtl: number;
   private readonly now: () => Date;
-  /** The same secret as a KeyObject, made once: verification hashes with it on every request. */
-  private readonly verifyKey: KeyObject;
+  /** The same secret as a WebCrypto key, made once: jose verifies with it on every check. */
+  private readonly verifyKey: Promise<webcrypto.CryptoKey>;
   /**
    * Access tokens already verified, until their `exp`: a client sends the same token for 15 minutes,
    * so its HMAC and JSON need checking once. Oldest first, bounded; only valid tokens are kept.
@@ -95,9 +98,9 @@ export class JwtSessions {
     }
     this.sequelize = options.sequelize;
     this.key = key;
-    this.verifyKey = createSecretKey(key);
     this.issuer = options.issuer ?? 'agora';
     this.algorithm = options.algorithm ?? 'HS512';
+    this.verifyKey = hmacVerifyKey(key, this.algorithm);
     this.accessTtl = options.accessTtlSeconds ?? ACCESS_TTL_SECONDS;
     this.refreshTtl = options.refreshTtlSeconds ?? REFRESH_TTL_SECONDS;
     this.now = options.now ?? (() => new Date());
@@ -115,15 +118,9 @@ export class JwtSessions {
 
   /** Checks signature, issuer, type and expiry; no database access. */
   async verifyAccess(token: string): Promise<AccessCheck> {
-    return this.checkAccess(token);
-  }
-
-  /** `verifyAccess` without the promise: the check is synchronous (one HMAC, no I/O). */
-  checkAccess(token: string): AccessCheck {
-    const known = this.verifiedAccess.get(token);
-    // Expired as the full check says it (exp at or before the current second): that check answers why.
-    if (known && known.exp > Math.floor(this.now().getTime() / 1000)) return accessCheck(known);
-    const verified = this.verify(token, 'access');
+    const known = this.cachedAccess(token);
+    if (known) return known;
+    const verified = await this.verify(token, 'access');
     if (!verified.ok) return verified;
     const { userId, jti, exp, sessionId } = verified;
     this.verifiedAccess.delete(token);
@@ -133,6 +130,17 @@ export class JwtSessions {
     const entry = { userId, jti, exp, sessionId };
     this.verifiedAccess.set(token, entry);
     return accessCheck(entry);
+  }
+
+  /**
+   * `verifyAccess` without the promise, for a token it accepted before and that has not expired since
+   * (a client sends one token for 15 minutes); undefined when only `verifyAccess` can tell.
+   */
+  cachedAccess(token: string): AcceptedAccess | undefined {
+    const known = this.verifiedAccess.get(token);
+    // Expired as the full check says it (exp at or before the current second): that check answers why.
+    if (known && known.exp > Math.floor(this.now().getTime() / 1000)) return accessCheck(known);
+    return undefined;
   }
 
   /**
@@ -231,7 +239,7 @@ export class JwtSessions {
   }
 
   private async refreshClaims(token: string): Promise<RefreshClaims | null> {
-    const verified = this.verify(token, 'refresh');
+    const verified = await this.verify(token, 'refresh');
     if (!verified.ok || !UUID.test(verified.jti)) return null;
     return { userId: verified.userId, jti: verified.jti };
   }
@@ -276,12 +284,12 @@ export class JwtSessions {
       .sign(this.key);
   }
 
-  private verify(
+  private async verify(
     token: string,
     typ: 'access' | 'refresh',
-  ): ({ ok: true } & VerifiedAccess) | { ok: false; reason: AccessTokenFailure } {
-    const checked = verifyCompactHmacJwt(token, {
-      key: this.verifyKey,
+  ): Promise<({ ok: true } & VerifiedAccess) | { ok: false; reason: AccessTokenFailure }> {
+    const checked = await verifyHmacJwt(token, {
+      key: await this.verifyKey,
       algorithm: this.algorithm,
       issuer: this.issuer,
       now: this.now(),
@@ -310,7 +318,7 @@ export class JwtSessions {
   }
 }
 
-function accessCheck(verified: VerifiedAccess): AccessCheck {
+function accessCheck(verified: VerifiedAccess): AcceptedAccess {
   const { userId, jti, exp, sessionId } = verified;
   return { ok: true, userId, jti, expiresAt: new Date(exp * 1000), sessionId };
 }

@@ -90,6 +90,22 @@ describe('JwtSessions', () => {
     expect((await sessions.refresh(pair.refreshToken)).accessToken).to.be.a('string');
   });
 
+  it('remembers an accepted access token until it expires, and never a refused one', async () => {
+    const pair = await sessions.issuePair(await newUser());
+    expect(sessions.cachedAccess(pair.accessToken)).to.equal(undefined);
+    const verified = await sessions.verifyAccess(pair.accessToken);
+    expect(sessions.cachedAccess(pair.accessToken)).to.deep.equal(verified);
+    expect(sessions.cachedAccess(pair.refreshToken)).to.equal(undefined);
+    await sessions.verifyAccess(pair.refreshToken);
+    expect(sessions.cachedAccess(pair.refreshToken)).to.equal(undefined);
+    clock = new Date(clock.getTime() + 15 * 60_000);
+    expect(sessions.cachedAccess(pair.accessToken)).to.equal(undefined);
+    expect(await sessions.verifyAccess(pair.accessToken)).to.deep.equal({
+      ok: false,
+      reason: 'token_expired',
+    });
+  });
+
   it('refuses a refresh token after 60 days', async () => {
     const pair = await sessions.issuePair(await newUser());
     clock = new Date(clock.getTime() + 60 * 24 * 3_600_000 + 1000);

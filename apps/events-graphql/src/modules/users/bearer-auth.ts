@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
-import type { JwtSessions } from '@agora/auth';
+import type { NextFunction, RequestHandler, Response } from 'express';
+import type { AccessCheck, JwtSessions } from '@agora/auth';
 import { sendInvalidToken } from '../../graphql/errors.js';
 
 const BEARER = /^Bearer\s+(\S*)\s*$/i;
@@ -12,31 +12,38 @@ const BEARER = /^Bearer\s+(\S*)\s*$/i;
 export class BearerAuthentication {
   private readonly callers = new WeakMap<IncomingMessage, { userId: string; sessionId?: string }>();
 
-  constructor(private readonly sessions: Pick<JwtSessions, 'checkAccess'>) {}
+  constructor(private readonly sessions: Pick<JwtSessions, 'cachedAccess' | 'verifyAccess'>) {}
 
   readonly middleware: RequestHandler = (req, res, next) => {
     // Other schemes (a proxy's Basic credentials…) are not ours to judge: the caller is anonymous.
     const header = req.headers.authorization;
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
     if (token === undefined) return next();
-    // Synchronous (one HMAC): no promise hop before GraphQL on every authenticated request.
-    const result = this.sessions.checkAccess(token);
+    // A token verified before is answered at once: no promise hop on every authenticated request.
+    const known = this.sessions.cachedAccess(token);
+    if (known) return this.settle(req, res, next, known);
+    this.sessions.verifyAccess(token).then((result) => this.settle(req, res, next, result), next);
+  };
+
+  private settle(req: IncomingMessage, res: Response, next: NextFunction, result: AccessCheck): void {
     if (!result.ok) return sendInvalidToken(res, result.reason);
     this.callers.set(req, { userId: result.userId, sessionId: result.sessionId });
     next();
-  };
+  }
 
   /**
    * The middleware's check for a request outside Express (the GraphQL fast lane): undefined when
-   * anonymous, true when the caller is now known, false when refused (the middleware answers those).
+   * anonymous, true when the caller is now known, false when refused or not verified yet (the
+   * middleware answers those, and remembers a token it accepts).
    */
   authenticate(req: IncomingMessage): boolean | undefined {
     const header = req.headers.authorization;
     const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
     if (token === undefined) return undefined;
-    const result = this.sessions.checkAccess(token);
-    if (result.ok) this.callers.set(req, { userId: result.userId, sessionId: result.sessionId });
-    return result.ok;
+    const known = this.sessions.cachedAccess(token);
+    if (!known) return false;
+    this.callers.set(req, { userId: known.userId, sessionId: known.sessionId });
+    return true;
   }
 
   /** The user id the middleware verified for this request, if any. */
