@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { GraphQLError, type SourceLocation } from 'graphql';
-import { AppError, type Logger } from '@agora/core';
+import { AppError, BadInput, type Logger } from '@agora/core';
 
 /**
  * One error as the reference API sends it: its extra keys at the top level of the error (clients read
@@ -83,12 +83,25 @@ function wire(
  * password is invalid"…) as `unknown_error` with status_code 500, whatever the error's kind.
  */
 const REFUSAL_CODE = 'unknown_error';
+/** The code of a BadInput raised without one of its own. */
+const PLAIN_BAD_INPUT_CODE = new BadInput('').code;
 
 /** Code and status_code of an application error as the reference sends them. */
 function wireCode(error: AppError): { code: string; status: number } {
-  // Rate limits and the re-send guard are plain-string refusals there too ("Too many requests").
-  if (error.kind === 'RateLimited' || error.code === REFUSAL_CODE) return { code: REFUSAL_CODE, status: 500 };
+  // Rate limits and the re-send guard are plain-string refusals there too ("Too many requests"), and so
+  // is a BadInput with neither a code nor fields: how the shared packages refuse (issue 11 §7).
+  if (error.kind === 'RateLimited' || error.code === REFUSAL_CODE || isPlainRefusal(error)) {
+    return { code: REFUSAL_CODE, status: 500 };
+  }
   return { code: error.code, status: error.status };
+}
+
+function isPlainRefusal(error: AppError): boolean {
+  return (
+    error.kind === 'BadInput' &&
+    error.code === PLAIN_BAD_INPUT_CODE &&
+    Object.keys(error.fields ?? {}).length === 0
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { expect } from 'chai';
-import express, { type Express } from 'express';
-import type { Logger } from '@agora/core';
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import { RateLimited, type Logger } from '@agora/core';
 import { createSequelize, runMigrations, type Sequelize } from '@agora/db';
 import { withTestDatabase } from '@agora/db/testing';
 import { authMigrationSet } from '../migrations/index.js';
@@ -27,6 +27,12 @@ async function serve(app: Express, run: (base: string) => Promise<void>): Promis
     await new Promise((resolve) => server.close(resolve));
   }
 }
+
+/** What an app's error handler does with the middleware's refusal (the microblog's REST shape). */
+const restErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  if (!(error instanceof RateLimited)) return next(error);
+  res.set('Retry-After', String(error.retryAfterSeconds)).status(error.status).json({ error: error.message });
+};
 
 function headersOf(response: Response): Record<string, string | null> {
   return {
@@ -53,12 +59,14 @@ describe('rateLimit middleware (HTTP)', () => {
 
   const byIp = () => rateLimit(limiter, (req) => [{ policy: api, subject: ipSubject(req.ip ?? '') }]);
 
-  it('sends the X-RateLimit headers, then answers 429 JSON with Retry-After', async () => {
+  // Issue 11 §7: the refusal is a RateLimited error for the app to answer, in its own format.
+  it('sends the X-RateLimit headers, then fails the request with RateLimited and Retry-After', async () => {
     const app = express();
     app.use('/api', byIp());
     app.get('/api/thing', (_req, res) => {
       res.json({ ok: true });
     });
+    app.use(restErrors);
 
     await serve(app, async (base) => {
       const first = await fetch(`${base}/api/thing`);
@@ -92,6 +100,7 @@ describe('rateLimit middleware (HTTP)', () => {
     app.post('/api/v1/media', perIp, perUser, (_req, res) => {
       res.json({});
     });
+    app.use(restErrors);
 
     await serve(app, async (base) => {
       const upload = await fetch(`${base}/api/v1/media`, { method: 'POST' });

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Logger } from '@agora/core';
+import { RateLimited, type Logger } from '@agora/core';
 import {
   counterKey,
   mostRestrictive,
@@ -12,7 +12,7 @@ import {
 export interface RateLimitMiddlewareOptions {
   /** Where an unreachable limiter is reported; default: the limiter's logger. */
   logger?: Logger;
-  /** The 429 body's `error`. */
+  /** The message of the `RateLimited` error a refused request is failed with. */
   message?: string;
 }
 
@@ -35,6 +35,8 @@ export interface RateLimitState {
 export interface RateLimitDecision {
   allowed: boolean;
   headers: Record<string, string>;
+  /** When refused: the seconds `Retry-After` says. */
+  retryAfterSeconds?: number;
 }
 
 const STATE = Symbol('agora.rateLimit');
@@ -89,8 +91,9 @@ export class RateLimitGate {
     state.shown = shown;
     const headers = rateLimitHeaders(shown);
     if (shown.allowed) return { allowed: true, headers };
-    headers['Retry-After'] = String(retryAfterSeconds(shown, this.limiter.clock()));
-    return { allowed: false, headers };
+    const wait = retryAfterSeconds(shown, this.limiter.clock());
+    headers['Retry-After'] = String(wait);
+    return { allowed: false, headers, retryAfterSeconds: wait };
   }
 
   private reportFailure(error: unknown): void {
@@ -112,7 +115,8 @@ export class RateLimitGate {
 /**
  * Express middleware counting each request against the checks `select` returns (null or [] skips
  * the request). Every checked response carries the X-RateLimit-* headers of the most restrictive
- * limit; a refused one is answered 429 `{"error":"Too many requests"}` with `Retry-After`.
+ * limit; a refused one (with `Retry-After`) goes to the app's error handler as `RateLimited`, which
+ * the app answers in its own format.
  *
  * Mounted on overlapping routes (`/api` and `/api/v1/media`), a request counts once per counter:
  * counters already hit for this request are skipped, and the headers keep the tightest limit seen.
@@ -143,7 +147,7 @@ export function rateLimit(
       if (!decision) return next();
       res.set(decision.headers);
       if (decision.allowed) return next();
-      res.status(429).json({ error: message });
+      next(new RateLimited(message, { retryAfterSeconds: decision.retryAfterSeconds }));
     }, next);
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID, type webcrypto } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { referenceError } from '../users/user.errors.js';
+import { refused } from '../users/user.errors.js';
 import { isUserId } from '../users/user.store.js';
 import { hmacVerifyKey, verifyHmacJwt } from './jwt-verify.js';
 
@@ -149,7 +149,7 @@ export class JwtSessions {
    */
   async refresh(refreshToken: string): Promise<TokenPair & { userId: string }> {
     const claims = await this.refreshClaims(refreshToken);
-    if (!claims) throw referenceError(SESSION_MESSAGES.cannotRefresh);
+    if (!claims) throw refused(SESSION_MESSAGES.cannotRefresh);
     const outcome = await this.sequelize.transaction(async (transaction) => {
       const now = this.now();
       // Row lock: of two concurrent refreshes with one token, the second sees it revoked.
@@ -181,7 +181,7 @@ export class JwtSessions {
       );
       return { refused: false as const, pair: next.pair };
     });
-    if (outcome.refused) throw referenceError(SESSION_MESSAGES.cannotRefresh);
+    if (outcome.refused) throw refused(SESSION_MESSAGES.cannotRefresh);
     return { ...outcome.pair, userId: claims.userId };
   }
 
@@ -191,14 +191,13 @@ export class JwtSessions {
    */
   async logout(refreshToken: string, userId?: string): Promise<void> {
     const claims = await this.refreshClaims(refreshToken);
-    if (!claims) throw referenceError(SESSION_MESSAGES.tokenInvalid);
-    if (userId !== undefined && claims.userId !== userId)
-      throw referenceError(SESSION_MESSAGES.tokenNotFound);
+    if (!claims) throw refused(SESSION_MESSAGES.tokenInvalid);
+    if (userId !== undefined && claims.userId !== userId) throw refused(SESSION_MESSAGES.tokenNotFound);
     const [, revoked] = await this.sequelize.query(
       'UPDATE refresh_tokens SET revoked_at = $2 WHERE jti = $1 AND user_id = $3 AND revoked_at IS NULL',
       { bind: [claims.jti, this.now(), claims.userId], type: QueryTypes.UPDATE },
     );
-    if (revoked === 0) throw referenceError(SESSION_MESSAGES.tokenNotFound);
+    if (revoked === 0) throw refused(SESSION_MESSAGES.tokenNotFound);
   }
 
   /**

@@ -23,11 +23,12 @@ export const USER_MESSAGES = {
 } as const;
 
 /**
- * The reference answers these business failures with a plain message (its `unknown_error` code). We
- * keep that code but a 4xx status: a 401 would make the web client try to refresh its token.
+ * A refusal the caller can read and act on, given as a plain message: no field, no code of its own.
+ * Each app maps it to its protocol (the events API as the reference's `unknown_error`, the REST API
+ * as a 422 `{"error"}`); this package speaks no app's wire format.
  */
-export function referenceError(message: string): BadInput {
-  return new BadInput(message, { code: 'unknown_error' });
+export function refused(message: string): BadInput {
+  return new BadInput(message);
 }
 
 export function userNotFound(): NotFound {

@@ -14,7 +14,7 @@ import {
   emailError,
   invalidToken,
   passwordHashMissing,
-  referenceError,
+  refused,
   resendTooSoon,
   userNotFound,
 } from './user.errors.js';
@@ -199,7 +199,7 @@ export class UserStore {
    */
   async resendConfirmation(email: string): Promise<UserWithToken> {
     const row = await this.findRowByEmail(normalizeEmail(email));
-    if (!row || row.confirmedAt) throw referenceError(USER_MESSAGES.noUserToValidate);
+    if (!row || row.confirmedAt) throw refused(USER_MESSAGES.noUserToValidate);
     const now = this.now();
     const token = generateToken();
     const updated = await this.updateOne(
@@ -217,7 +217,7 @@ export class UserStore {
   async issueResetToken(email: string): Promise<UserWithToken | null> {
     const row = await this.findRowByEmail(normalizeEmail(email));
     if (!row || !row.confirmedAt || row.disabled) return null;
-    if (row.provider) throw referenceError(USER_MESSAGES.cannotResetPassword);
+    if (row.provider) throw refused(USER_MESSAGES.cannotResetPassword);
     const now = this.now();
     const token = generateToken();
     const updated = await this.updateOne(
@@ -259,11 +259,11 @@ export class UserStore {
       const check = row.passwordHash
         ? await verifyPassword(row.passwordHash, authorisation.password, this.hashParams)
         : await verifyAgainstNothing(authorisation.password, this.hashParams);
-      if (!check.ok) throw referenceError(USER_MESSAGES.passwordProvidedInvalid);
+      if (!check.ok) throw refused(USER_MESSAGES.passwordProvidedInvalid);
     }
     const email = normalizeEmail(newEmail);
-    if (email.toLowerCase() === row.email.toLowerCase()) throw referenceError(USER_MESSAGES.newEmailSame);
-    if (!isValidEmail(email)) throw referenceError(USER_MESSAGES.newEmailInvalid);
+    if (email.toLowerCase() === row.email.toLowerCase()) throw refused(USER_MESSAGES.newEmailSame);
+    if (!isValidEmail(email)) throw refused(USER_MESSAGES.newEmailInvalid);
     if (await this.findRowByEmail(email)) throw emailError(USER_MESSAGES.emailTaken);
     const token = generateToken();
     const updated = await this.updateOne(
@@ -299,8 +299,8 @@ export class UserStore {
     const check = row.passwordHash
       ? await verifyPassword(row.passwordHash, currentPassword, this.hashParams)
       : await verifyAgainstNothing(currentPassword, this.hashParams);
-    if (!check.ok) throw referenceError(USER_MESSAGES.currentPasswordInvalid);
-    if (currentPassword === newPassword) throw referenceError(USER_MESSAGES.newPasswordSame);
+    if (!check.ok) throw refused(USER_MESSAGES.currentPasswordInvalid);
+    if (currentPassword === newPassword) throw refused(USER_MESSAGES.newPasswordSame);
     validatePassword(newPassword);
     const passwordHash = await hashPassword(newPassword, this.hashParams);
     const updated = await this.updateOne({ passwordHash }, { id: row.id });
@@ -324,7 +324,7 @@ export class UserStore {
       throw passwordHashMissing();
     }
     const check = await verifyPassword(row.passwordHash, password, this.hashParams);
-    if (!check.ok) throw referenceError(USER_MESSAGES.invalidCredentials);
+    if (!check.ok) throw refused(USER_MESSAGES.invalidCredentials);
     if (check.rehash) {
       // Only if the hash is still the one we checked: a concurrent password change wins.
       await this.model.update(

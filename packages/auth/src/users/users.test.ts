@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Sequelize } from 'sequelize';
 import { QueryTypes } from 'sequelize';
-import { AppError } from '@agora/core';
+import { AppError, BadInput } from '@agora/core';
 import { createSequelize, runMigrations } from '@agora/db';
 import { withTestDatabase } from '@agora/db/testing';
 import { authMigrationSet } from '../migrations/index.js';
@@ -91,6 +91,8 @@ describe('UserStore', () => {
     const wrong = await rejection(users.authenticate(email, 'secret-2'));
     expect(wrong.message).to.equal('Impossible to authenticate, either your email or password are invalid.');
     expect(wrong.kind).to.equal('BadInput');
+    // Issue 11 §7: a plain domain refusal, without the events API's `unknown_error` (each app maps it).
+    expect([wrong.code, wrong.fields]).to.deep.equal([new BadInput('').code, undefined]);
   });
 
   it('refuses an email already used in another case, and a malformed email or short password', async () => {

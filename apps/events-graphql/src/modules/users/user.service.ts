@@ -6,7 +6,7 @@ import {
   ipSubject,
   isValidEmail,
   normalizeEmail,
-  referenceError,
+  refused,
   roleSatisfies,
   toUser,
   verifyPassword,
@@ -107,7 +107,7 @@ export class UserService {
   ): Promise<UserRecord> {
     await this.limit('createUser', caller, input.email);
     const refusal = registrationRefusal(this.options.registrationPolicy(), normalizeEmail(input.email));
-    if (refusal) throw referenceError(refusal);
+    if (refusal) throw refused(refusal);
     const { user, confirmationToken } = await this.options.store.create({
       email: input.email,
       password: input.password,
@@ -138,7 +138,7 @@ export class UserService {
   async sendResetPassword(email: string, _locale: string, caller: Caller): Promise<string> {
     await this.limit('sendResetPassword', caller, email);
     const issued = await this.options.store.issueResetToken(email);
-    if (!issued) throw referenceError('No user with this email was found');
+    if (!issued) throw refused('No user with this email was found');
     const { user, token } = issued;
     await this.mail(user.email, 'Instructions to reset your password', [
       'You asked to reset the password of your account. Follow this link to choose a new one:',
@@ -246,19 +246,19 @@ export class UserService {
     const user = await this.get(id);
     const values: Partial<UserRow> = {};
     if (change.role !== undefined) {
-      if (change.role === user.role) throw referenceError('The new role must be different');
+      if (change.role === user.role) throw refused('The new role must be different');
       values.role = change.role;
     }
-    if (change.confirmed === false) throw referenceError('Deconfirming users is not supported');
+    if (change.confirmed === false) throw refused('Deconfirming users is not supported');
     if (change.confirmed === true) {
-      if (user.confirmedAt) throw referenceError(USER_MESSAGES.alreadyConfirmed);
+      if (user.confirmedAt) throw refused(USER_MESSAGES.alreadyConfirmed);
       values.confirmedAt = new Date();
       values.confirmationTokenHash = null;
     }
     if (change.email !== undefined) {
       const email = normalizeEmail(change.email);
-      if (email.toLowerCase() === user.email.toLowerCase()) throw referenceError(USER_MESSAGES.newEmailSame);
-      if (!isValidEmail(email)) throw referenceError(USER_MESSAGES.newEmailInvalid);
+      if (email.toLowerCase() === user.email.toLowerCase()) throw refused(USER_MESSAGES.newEmailSame);
+      if (!isValidEmail(email)) throw refused(USER_MESSAGES.newEmailInvalid);
       if (await this.options.store.findByEmail(email)) {
         throw new BadInput(USER_MESSAGES.emailTaken, { fields: { email: [USER_MESSAGES.emailTaken] } });
       }
@@ -289,7 +289,7 @@ export class UserService {
     // Accounts of an external provider have no password to check, as in the reference.
     if (hash) {
       const check = await verifyPassword(hash, password);
-      if (!check.ok) throw referenceError('The password provided is invalid');
+      if (!check.ok) throw refused('The password provided is invalid');
     }
     return this.deleteUser(user.id);
   }
