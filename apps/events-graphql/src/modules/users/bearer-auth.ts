@@ -31,21 +31,6 @@ export class BearerAuthentication {
     next();
   }
 
-  /**
-   * The middleware's check for a request outside Express (the GraphQL fast lane): undefined when
-   * anonymous, true when the caller is now known, false when refused or not verified yet (the
-   * middleware answers those, and remembers a token it accepts).
-   */
-  authenticate(req: IncomingMessage): boolean | undefined {
-    const header = req.headers.authorization;
-    const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    if (token === undefined) return undefined;
-    const known = this.sessions.cachedAccess(token);
-    if (!known) return false;
-    this.callers.set(req, { userId: known.userId, sessionId: known.sessionId });
-    return true;
-  }
-
   /** The user id the middleware verified for this request, if any. */
   userIdOf(req: IncomingMessage): string | undefined {
     return this.callers.get(req)?.userId;
