@@ -20,6 +20,7 @@ import { errorHandler, notFound } from './http/errors.js';
 import { withFastLane } from './http/fast-lane.js';
 import { healthRouter } from './http/health.js';
 import { homeRouter } from './http/home.js';
+import { refuseUnstorableBody, refuseUnstorableUrl } from './http/text-guard.js';
 import { migrationSets } from './migrations/index.js';
 import { accountConfirmationRouter, missingImagesRouter } from './modules/accounts/index.js';
 import { authorizePagesRouter } from './oauth/authorize/authorize.router.js';
@@ -46,10 +47,13 @@ export function createApp(ctx: AppContext): express.Express {
   app.use([...CORS_PATHS, '/oauth/revoke'], corsMiddleware());
   // Before body parsing: a refused request costs no parsing.
   app.use('/api', apiRateLimit(ctx.rateLimiter, ctx.oauth, { safelist: ctx.config.rateLimits.safelist }));
+  // Text PostgreSQL cannot store (U+0000, a lone surrogate) is a 422 here, never a 500 at the query.
+  app.use(refuseUnstorableUrl());
   // WebFinger, host-meta, actor documents (`/users/:name`, `/actor`) and the inboxes; before the
   // body parsers: an inbox verifies the Digest over the raw bytes.
   app.use(ctx.federation.routes({ actorPath: '/users/:name', instanceActorPath: '/actor' }));
   app.use(bodyParsers(ctx.config.http.bodyLimitBytes));
+  app.use(refuseUnstorableBody());
   // The early API's PubSubHubbub hub (form-encoded subscription requests).
   app.use(createPushHubRouter(ctx.pushHub));
 
