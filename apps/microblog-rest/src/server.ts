@@ -1,6 +1,6 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import express from 'express';
-import { closeHttp, listenHttp } from '@agora/core';
+import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
@@ -16,7 +16,7 @@ import type { AppContext } from './context.js';
 import { apiRateLimit } from './http/api-rate-limit.js';
 import { bodyParsers } from './http/body.js';
 import { CORS_PATHS, corsMiddleware } from './http/cors.js';
-import { errorHandler, notFound } from './http/errors.js';
+import { errorHandler, notFound, type ErrorJson } from './http/errors.js';
 import { withFastLane } from './http/fast-lane.js';
 import { healthRouter } from './http/health.js';
 import { homeRouter } from './http/home.js';
@@ -150,6 +150,13 @@ export function createServer(ctx: AppContext): AppServer {
           safelist: config.rateLimits.safelist,
           logger,
         }),
+        {
+          timeouts: config.http.timeouts,
+          errorBody: (_status, message) => ({
+            contentType: 'application/json; charset=utf-8',
+            body: JSON.stringify({ error: message } satisfies ErrorJson),
+          }),
+        },
       );
       http = server;
       return listenHttp(server, config.http.host, config.http.port);
