@@ -188,6 +188,33 @@ describe('HTTP server patience with slow and silent clients (issue 12 §3)', () 
     }
   });
 
+  it('adds nothing per request to a kept-alive connection (many bodies on one socket)', async () => {
+    const counts: number[] = [];
+    const server = createHttpServer(
+      (req, res) => {
+        counts.push(req.socket.listenerCount('close') + req.socket.listenerCount('end'));
+        req.resume().on('end', () => res.end('ok'));
+      },
+      { timeouts: TIMEOUTS, errorBody },
+    );
+    const { url } = await listenHttp(server, '127.0.0.1', 0);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let i = 0; i < 20; i++) {
+        await new Promise<void>((resolve, reject) => {
+          const req = request(url, { agent, method: 'POST' }, (res) => res.resume().on('end', resolve));
+          req.on('error', reject);
+          req.end('body');
+        });
+      }
+      expect(counts).to.have.length(20);
+      expect(new Set(counts).size).to.equal(1);
+    } finally {
+      agent.destroy();
+      await closeHttp(server, 100);
+    }
+  });
+
   it('leaves an upgraded (WebSocket) connection alone, however long it is quiet', async () => {
     const { server, port } = await bodyServer();
     try {

@@ -112,11 +112,9 @@ class BodyWatch {
       if (this.inFlight.get(socket) === res) this.inFlight.delete(socket);
     });
     if (!expectsBody(req)) return;
-    const entry: WatchedBody = { req, res, socket, bytesRead: socket.bytesRead, quietSince: Date.now() };
-    this.watched.add(entry);
-    const forget = () => this.watched.delete(entry);
-    req.once('end', forget);
-    socket.once('close', forget);
+    // No listeners on the socket (a kept-alive one serves many requests): the sweep drops entries
+    // whose body is complete or whose connection is gone.
+    this.watched.add({ req, res, socket, bytesRead: socket.bytesRead, quietSince: Date.now() });
   }
 
   /** True when the app's answer on this connection has begun: nothing else may be written to it. */
