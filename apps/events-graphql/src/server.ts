@@ -1,14 +1,14 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { expressClientIp } from '@agora/auth';
-import { closeHttp, listenHttp } from '@agora/core';
+import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { nodeInfoRouter } from './federation/nodeinfo.js';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
-import { GENERIC_FAILURE, sendHttpError } from './graphql/errors.js';
+import { GENERIC_FAILURE, httpErrorBody, sendHttpError } from './graphql/errors.js';
 import { graphiqlRouter } from './graphql/graphiql.js';
 import { graphqlHttpRouter } from './graphql/http.js';
 import { GraphQLPipeline } from './graphql/pipeline.js';
@@ -94,7 +94,13 @@ export function createServer(ctx: AppContext): AppServer {
             uploads: uploadsOf(req),
           }),
       });
-      const server = createHttpServer(app);
+      const server = createHttpServer(app, {
+        timeouts: config.http.timeouts,
+        errorBody: (status, message) => ({
+          contentType: 'application/json',
+          body: httpErrorBody(status, message),
+        }),
+      });
       httpServer = server;
       ws = attachGraphQLWs(server, {
         pipeline,

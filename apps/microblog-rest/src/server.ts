@@ -1,6 +1,6 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import express from 'express';
-import { closeHttp, listenHttp } from '@agora/core';
+import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
@@ -16,10 +16,11 @@ import type { AppContext } from './context.js';
 import { apiRateLimit } from './http/api-rate-limit.js';
 import { bodyParsers } from './http/body.js';
 import { CORS_PATHS, corsMiddleware } from './http/cors.js';
-import { errorHandler, notFound } from './http/errors.js';
+import { errorHandler, notFound, type ErrorJson } from './http/errors.js';
 import { withFastLane } from './http/fast-lane.js';
 import { healthRouter } from './http/health.js';
 import { homeRouter } from './http/home.js';
+import { refuseUnstorableBody, refuseUnstorableUrl } from './http/text-guard.js';
 import { migrationSets } from './migrations/index.js';
 import { accountConfirmationRouter, missingImagesRouter } from './modules/accounts/index.js';
 import { authorizePagesRouter } from './oauth/authorize/authorize.router.js';
@@ -46,10 +47,13 @@ export function createApp(ctx: AppContext): express.Express {
   app.use([...CORS_PATHS, '/oauth/revoke'], corsMiddleware());
   // Before body parsing: a refused request costs no parsing.
   app.use('/api', apiRateLimit(ctx.rateLimiter, ctx.oauth));
+  // Text PostgreSQL cannot store (U+0000, a lone surrogate) is a 422 here, never a 500 at the query.
+  app.use(refuseUnstorableUrl());
   // WebFinger, host-meta, actor documents (`/users/:name`, `/actor`) and the inboxes; before the
   // body parsers: an inbox verifies the Digest over the raw bytes.
   app.use(ctx.federation.routes({ actorPath: '/users/:name', instanceActorPath: '/actor' }));
   app.use(bodyParsers(ctx.config.http.bodyLimitBytes));
+  app.use(refuseUnstorableBody());
   // The early API's PubSubHubbub hub (form-encoded subscription requests).
   app.use(createPushHubRouter(ctx.pushHub));
 
@@ -144,6 +148,13 @@ export function createServer(ctx: AppContext): AppServer {
           limiter: ctx.rateLimiter,
           logger,
         }),
+        {
+          timeouts: config.http.timeouts,
+          errorBody: (_status, message) => ({
+            contentType: 'application/json; charset=utf-8',
+            body: JSON.stringify({ error: message } satisfies ErrorJson),
+          }),
+        },
       );
       http = server;
       return listenHttp(server, config.http.host, config.http.port);

@@ -166,6 +166,15 @@ export function sendHttpError(res: Response, status: number, code: string, messa
 }
 
 /**
+ * The same body for an answer the HTTP server writes itself (a 408 to a silent client, unparseable
+ * HTTP), its code derived from the status text: "Request Timeout" → `request_timeout`.
+ */
+export function httpErrorBody(status: number, message: string): string {
+  const code = message.toLowerCase().replace(/[^a-z]+/g, '_');
+  return JSON.stringify({ errors: [wire(message, code, status, undefined)] }) + '\n';
+}
+
+/**
  * The reference's answer to a present but unusable access token, before GraphQL runs (clients read the
  * 401 as "refresh the token and retry"; CORS lets browsers see it).
  */

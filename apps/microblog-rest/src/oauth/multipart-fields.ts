@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { TransportError } from '../http/errors.js';
+import { assertStorableParams } from '../http/text-guard.js';
 
 /**
  * `multipart/form-data` bodies that carry only text fields (masto.js and many apps send forms this
@@ -36,6 +37,8 @@ export function multipartFields(limitBytes: number): RequestHandler[] {
         fields[key] = value;
       }
     }
+    // The fields come after the app-wide body check: the same check, here (issue 12 §2).
+    assertStorableParams(fields);
     req.body = fields;
     next();
   };

@@ -22,6 +22,8 @@ export interface BaseServiceConfig {
     domain: string;
     bodyLimitBytes: number;
     trustProxy: boolean;
+    /** Patience with slow and silent clients (issue 12 §3). */
+    timeouts: { headersMs: number; bodyIdleMs: number; requestMs: number };
   };
   db: {
     /** Absent: an embedded PostgreSQL in `dataDir/postgres` serves `databaseName`. */
@@ -66,6 +68,11 @@ export function baseServiceEnv(defaults: { port: number }) {
     LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
     TRUST_PROXY: envBoolean(false),
+    // Seconds, not minutes: a silent client holds a connection this long at most.
+    HTTP_HEADERS_TIMEOUT_MS: envInt(10_000, { min: 100 }),
+    HTTP_BODY_IDLE_TIMEOUT_MS: envInt(10_000, { min: 100 }),
+    // A whole request, uploads included (100 MB in 2 minutes needs about 7 Mbit/s).
+    HTTP_REQUEST_TIMEOUT_MS: envInt(120_000, { min: 100 }),
     MAIL_TRANSPORT: z.enum(['folder', 'smtp']).default('folder'),
     MAIL_DIR: z.string().optional(),
     SMTP_URL: envUrl().optional(),
@@ -107,6 +114,11 @@ export function toBaseServiceConfig(
       domain,
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       trustProxy: env.TRUST_PROXY,
+      timeouts: {
+        headersMs: env.HTTP_HEADERS_TIMEOUT_MS,
+        bodyIdleMs: env.HTTP_BODY_IDLE_TIMEOUT_MS,
+        requestMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      },
     },
     db: {
       url: env.DATABASE_URL,

@@ -325,10 +325,14 @@ export class ActorStore {
     if (!options.includeSuspended) conditions.push({ suspendedAt: null });
     const { count, rows } = await this.model.findAndCountAll({
       where: { [Op.and]: conditions },
-      order: [
-        [this.sequelize.literal(exactNameFirst(this.sequelize, options.query)), 'ASC'],
-        ['id', 'ASC'],
-      ],
+      // Without a term there is no exact name to rank first: by age alone (a constant would read as
+      // `ORDER BY 0`, a column position PostgreSQL refuses).
+      order: options.query?.trim()
+        ? [
+            [this.sequelize.literal(exactNameFirst(this.sequelize, options.query)), 'ASC'],
+            ['id', 'ASC'],
+          ]
+        : [['id', 'ASC']],
       limit: options.limit,
       offset: options.offset,
     });
@@ -492,8 +496,7 @@ function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function exactNameFirst(sequelize: Sequelize, query: string | undefined): string {
-  if (!query) return '0';
+function exactNameFirst(sequelize: Sequelize, query: string): string {
   const name = sequelize.escape(query.trim().replace(/^@/, '').toLowerCase());
   return `CASE WHEN lower("Actor"."username") = ${name} THEN 0 ELSE 1 END`;
 }

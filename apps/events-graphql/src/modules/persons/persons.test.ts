@@ -394,6 +394,36 @@ describe('persons', () => {
     expect(other.user).to.equal(null);
   });
 
+  // issue 12 §2: the default empty `term` used to sort by `ORDER BY 0` and answer 500.
+  it('lets an administrator search with the default empty term: every profile, paged, oldest first', async () => {
+    const admin = await withProfile(server, 'boss@example.org', 'the_boss', 'ADMINISTRATOR');
+    for (const name of ['qin', 'rae', 'sol']) await withProfile(server, `${name}@example.org`, `${name}_p`);
+    const ids = (
+      await server.ctx.sequelize.query<{ id: string }>(
+        `SELECT id FROM actors WHERE type = 'Person' AND suspended_at IS NULL ORDER BY id`,
+        { type: QueryTypes.SELECT },
+      )
+    ).map((row) => String(row.id));
+    expect(ids.length).to.be.greaterThan(3);
+
+    const exact = await gql(server, '{ searchPersons { total } }', { token: admin.token });
+    expect(exact.status).to.equal(200);
+    expect(ok(exact, 'searchPersons')).to.deep.equal({ total: ids.length });
+
+    const page = `query($page: Int) { searchPersons(page: $page, limit: 2) { total elements { id } } }`;
+    const seen: string[] = [];
+    for (let number = 1; seen.length < ids.length; number++) {
+      const result = ok<{ total: number; elements: { id: string }[] }>(
+        await gql(server, page, { token: admin.token, variables: { page: number } }),
+        'searchPersons',
+      );
+      expect(result.total).to.equal(ids.length);
+      expect(result.elements.length).to.be.within(1, 2);
+      seen.push(...result.elements.map((element) => element.id));
+    }
+    expect(seen).to.deep.equal(ids);
+  });
+
   it('reads the profiles of a page of users or persons with one query per field', async () => {
     const admin = await withProfile(server, 'root@example.org', 'root_admin', 'ADMINISTRATOR');
     for (const name of ['nia', 'oto', 'pam']) {

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { RequestHandler, Response } from 'express';
 import { TransportError } from '../../http/errors.js';
+import { unstorableParam, unstorableTextError } from '../../http/text-guard.js';
 
 /** A file part of a multipart request, written to a temporary file that lives as long as the request. */
 export interface UploadedFile {
@@ -110,6 +111,9 @@ export function multipartUpload(options: MultipartUploadOptions): RequestHandler
     parser.on('close', () => {
       Promise.all(writes).then(() => {
         if (failed) return;
+        // The fields come after the app-wide body check: the same check, here.
+        const unstorable = unstorableParam(fields);
+        if (unstorable !== undefined) return next(unstorableTextError(unstorable));
         req.body = fields;
         (res.locals as Record<symbol, unknown>)[UPLOADS] = files;
         next();

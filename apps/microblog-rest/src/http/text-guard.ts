@@ -1,0 +1,90 @@
+import type { RequestHandler } from 'express';
+import { BadInput } from '@agora/core';
+
+// A UTF-16 surrogate without its other half (no `u` flag: the pattern sees code units).
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const SHOWN_NAME_CHARS = 100;
+
+/**
+ * True for text PostgreSQL cannot store: U+0000 (refused in `text` and `json`) or an unpaired
+ * surrogate (refused in `json`, silently mangled to U+FFFD in `text`). No client sends either.
+ */
+export function isUnstorableText(text: string): boolean {
+  return text.includes('\0') || LONE_SURROGATE.test(text);
+}
+
+/**
+ * The Rails-style name (`fields_attributes[0][name]`) of the first string or key in parsed
+ * parameters that PostgreSQL could not store, if any. Iterative: a deeply nested JSON body cannot
+ * overflow the stack.
+ */
+export function unstorableParam(params: unknown, root = ''): string | undefined {
+  const pending: Array<[unknown, string]> = [[params, root]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, name] = next;
+    if (typeof value === 'string') {
+      if (isUnstorableText(value)) return name;
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        const childName = name === '' ? key : `${name}[${key}]`;
+        if (isUnstorableText(key)) return childName;
+        pending.push([child, childName]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The 422 for parameter `name` (shown without its bad characters, and shortened). */
+export function unstorableTextError(name: string): BadInput {
+  let shown = name.replace(/\0/g, '\ufffd').replace(new RegExp(LONE_SURROGATE, 'g'), '\ufffd');
+  if (shown.length > SHOWN_NAME_CHARS) shown = `${shown.slice(0, SHOWN_NAME_CHARS)}…`;
+  const problem = 'contains a NUL character or an unpaired surrogate, which cannot be stored';
+  return new BadInput(`Validation failed: ${shown || 'the request'} ${problem}`, {
+    fields: { [shown || 'base']: [problem] },
+  });
+}
+
+/** Throws the 422 when parsed parameters (a multipart form's fields, say) hold unstorable text. */
+export function assertStorableParams(params: unknown): void {
+  const name = unstorableParam(params);
+  if (name !== undefined) throw unstorableTextError(name);
+}
+
+/**
+ * Before any route: a request whose path or query string holds text PostgreSQL cannot store is
+ * refused with a 422 before anything of it is read or written (issue 12 §2).
+ */
+export function refuseUnstorableUrl(): RequestHandler {
+  return (req, _res, next) => {
+    const name = unstorablePathSegment(req.path) ?? unstorableQuery(req);
+    next(name === undefined ? undefined : unstorableTextError(name));
+  };
+}
+
+/**
+ * After the JSON and form parsers: the same for the body. The per-route multipart parsers call
+ * `assertStorableParams` on their fields, so every way a body arrives is checked once.
+ */
+export function refuseUnstorableBody(): RequestHandler {
+  return (req, _res, next) => {
+    const name = unstorableParam(req.body);
+    next(name === undefined ? undefined : unstorableTextError(name));
+  };
+}
+
+function unstorablePathSegment(path: string): string | undefined {
+  if (!path.includes('%')) return undefined;
+  for (const segment of path.split('/')) {
+    try {
+      if (isUnstorableText(decodeURIComponent(segment))) return 'path';
+    } catch {
+      // A malformed escape: the router answers it with its own 400.
+    }
+  }
+  return undefined;
+}
+
+function unstorableQuery(req: { url: string; query: unknown }): string | undefined {
+  return req.url.includes('?') ? unstorableParam(req.query) : undefined;
+}
