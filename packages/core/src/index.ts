@@ -6,3 +6,4 @@ export * from './pubsub/index.js';
 export * from './mail/index.js';
 export * from './process/index.js';
 export * from './counters/counter-registry.js';
+export * from './text/storable-text.js';

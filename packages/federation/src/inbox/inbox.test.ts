@@ -272,6 +272,24 @@ describe('Inbox', () => {
       }
     });
 
+    it('text PostgreSQL cannot store (U+0000, a lone surrogate): 400, nothing queued, never a 500 (issue 12 §2)', async () => {
+      const before = liked;
+      for (const [what, activity] of [
+        ['a NUL in the id', like(mallory.uri, `${mallory.uri}/likes/nul\u0000`)],
+        [
+          'a lone surrogate in a field',
+          { ...like(mallory.uri, `${mallory.uri}/likes/surrogate`), summary: 'a\ud800b' },
+        ],
+        ['a NUL in a key', { ...like(mallory.uri, `${mallory.uri}/likes/key`), ['bad\u0000key']: 1 }],
+      ] as const) {
+        const answer = await remote.send(mallory, `${origin}/inbox`, activity);
+        expect(answer.status, what).to.equal(400);
+        expect(errorOf(answer), what).to.match(/cannot be stored/);
+      }
+      await queue.drain([INBOX_JOB]);
+      expect(liked).to.equal(before);
+    });
+
     it('a body above 1 MB', async () => {
       const huge = { ...like(mallory.uri, `${mallory.uri}/likes/huge`), padding: 'x'.repeat(1024 * 1024) };
       expect((await remote.send(mallory, `${origin}/inbox`, huge)).status).to.equal(413);

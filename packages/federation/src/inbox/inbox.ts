@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import express, { type Request, type Router } from 'express';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { JobQueue, Logger } from '@agora/core';
+import { unstorableParam, type JobQueue, type Logger } from '@agora/core';
 import type { ActorStore } from '../actors/actor.store.js';
 import type { Actor } from '../actors/actor.types.js';
 import type { RemoteActorResolver } from '../actors/remote-actors.js';
@@ -137,6 +137,13 @@ export class Inbox {
       activity = parsed as ActivityJson;
     } catch {
       return { status: 400, error: 'The body is not a JSON object' };
+    }
+    // Checked before anything reads the database: PostgreSQL refuses these in text and JSON columns.
+    if (unstorableParam(activity) !== undefined) {
+      return {
+        status: 400,
+        error: 'The activity holds a NUL character or an unpaired surrogate, which cannot be stored',
+      };
     }
     if (typeof activity.type !== 'string' || idOf(activity.actor) === null) {
       return { status: 400, error: 'Not an activity: type and actor are required' };

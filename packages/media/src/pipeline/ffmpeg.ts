@@ -32,13 +32,16 @@ export function run(command: string, args: string[], timeoutMs = TIMEOUT_MS): Pr
  * Finds ffmpeg: an explicit path, or `ffmpeg` on PATH; `null` turns video off. ffprobe is looked
  * for beside it. Resolves null when either does not run.
  */
-export async function locateFfmpeg(ffmpegPath: string | null | undefined): Promise<FfmpegTools | null> {
+export async function locateFfmpeg(
+  ffmpegPath: string | null | undefined,
+  timeoutMs = 10_000,
+): Promise<FfmpegTools | null> {
   if (ffmpegPath === null) return null;
   const ffmpeg = ffmpegPath ?? 'ffmpeg';
   const ffprobe = ffmpegPath === undefined ? 'ffprobe' : path.join(path.dirname(ffmpeg), 'ffprobe');
   try {
-    await run(ffmpeg, ['-hide_banner', '-version'], 10_000);
-    await run(ffprobe, ['-hide_banner', '-version'], 10_000);
+    await run(ffmpeg, ['-hide_banner', '-version'], timeoutMs);
+    await run(ffprobe, ['-hide_banner', '-version'], timeoutMs);
     return { ffmpeg, ffprobe };
   } catch {
     return null;

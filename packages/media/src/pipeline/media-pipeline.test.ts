@@ -9,10 +9,8 @@ import { BadInput } from '@agora/core';
 import { requireSystemTool } from '@agora/core/testing';
 import { MASTODON_MEDIA_LIMITS, MediaTooLarge } from '../limits/media-limits.js';
 import { createDiskStorage } from '../storage/disk-storage.js';
-import { locateFfmpeg, probe, run } from './ffmpeg.js';
+import { locateFfmpeg, probe, run, type FfmpegTools } from './ffmpeg.js';
 import { createMediaPipeline, type MediaPipelineOptions } from './media-pipeline.js';
-
-const ffmpeg = await locateFfmpeg(undefined);
 
 function solid(width: number, height: number, background = '#3366cc') {
   return sharp({ create: { width, height, channels: 3, background } });
@@ -201,8 +199,12 @@ describe('media pipeline', () => {
   });
 
   describe('with ffmpeg', function () {
+    let ffmpeg: FfmpegTools | null;
     before(async function () {
       await requireSystemTool(this, 'ffmpeg');
+      // Looked up here, not at import: a cold first start under a loaded CI machine took over 10 s.
+      ffmpeg = await locateFfmpeg(undefined, 60_000);
+      if (!ffmpeg) throw new Error('ffmpeg is installed but `ffmpeg -version` did not answer');
     });
 
     it('turns an animated GIF into a muted H.264 MP4 (gifv)', async () => {

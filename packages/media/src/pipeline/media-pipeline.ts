@@ -89,7 +89,13 @@ export function createMediaPipeline(options: MediaPipelineOptions): MediaPipelin
   sharp.concurrency(1);
   const slots = new Semaphore(Math.max(1, options.concurrency ?? defaultMediaConcurrency()));
   let tools: Promise<FfmpegTools | null> | undefined;
-  const ffmpeg = () => (tools ??= locateFfmpeg(options.ffmpegPath));
+  // A miss is not remembered: ffmpeg installed later, or slow to answer its first `-version` on a
+  // loaded machine, is found by the next upload instead of never.
+  const ffmpeg = () =>
+    (tools ??= locateFfmpeg(options.ffmpegPath).then((found) => {
+      if (!found) tools = undefined;
+      return found;
+    }));
 
   function byteLimit(kind: UploadPurpose, family?: Sniffed['family']): number {
     if (kind === 'avatar') return limits.avatarBytes;
