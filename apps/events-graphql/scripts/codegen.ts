@@ -30,9 +30,15 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
       avoidOptionals: { field: true, inputValue: false, object: false, defaultValue: false },
       maybeValue: 'T | null',
       contextType: './context.js#GraphQLContext',
+      // Types backed by a stored row (or a module's object) resolve from it: field resolvers read the
+      // row itself, so nothing travels hidden on a parent object.
       mappers: {
+        Actor: '../modules/persons/person-parent.js#PersonParent',
         Config: '../modules/config/config.service.js#InstanceConfig',
+        Media: '../modules/media/media-parent.js#MediaParent',
+        Person: '../modules/persons/person-parent.js#PersonParent',
         User: '../modules/users/user-parent.js#UserParent',
+        UserSettings: '../modules/users/user-parent.js#UserSettingsParent',
       },
       scalars: { Timezone: 'string' },
       useIndexSignature: false,

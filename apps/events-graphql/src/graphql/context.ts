@@ -1,6 +1,9 @@
 import type { SessionUser } from '@agora/auth';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
+import { createMediaLoaders, type MediaLoaders } from '../modules/media/media.loaders.js';
+import { createPersonLoaders, type PersonLoaders } from '../modules/persons/person.loaders.js';
+import { createUserLoaders, type UserLoaders } from '../modules/users/user.loaders.js';
 import { ListBudget, type BudgetedContext } from './limits.js';
 import type { Caller } from './pipeline.js';
 
@@ -17,13 +20,40 @@ export interface GraphQLContext extends BudgetedContext {
   readonly sessionId: string | undefined;
   /** The files of a multipart request, by part name (Upload values name them). */
   readonly uploads?: RequestUploads | undefined;
+  /** The DataLoaders of this operation, by module; each module's are built on first use. */
+  readonly loaders: RequestLoaders;
   /** The signed-in user (its session projection), loaded at most once per operation; null when anonymous or gone. */
   viewer(): Promise<SessionUser | null>;
+}
+
+/** One operation's DataLoaders: batches and caches live exactly as long as the operation. */
+export class RequestLoaders {
+  private personLoaders: PersonLoaders | undefined;
+  private mediaLoaders: MediaLoaders | undefined;
+  private userLoaders: UserLoaders | undefined;
+
+  constructor(private readonly app: AppContext) {}
+
+  get persons(): PersonLoaders {
+    this.personLoaders ??= createPersonLoaders(this.app);
+    return this.personLoaders;
+  }
+
+  get media(): MediaLoaders {
+    this.mediaLoaders ??= createMediaLoaders(this.app);
+    return this.mediaLoaders;
+  }
+
+  get users(): UserLoaders {
+    this.userLoaders ??= createUserLoaders(this.app);
+    return this.userLoaders;
+  }
 }
 
 export class RequestContext implements GraphQLContext {
   private preferredLocale: string | undefined;
   private loadedViewer: Promise<SessionUser | null> | undefined;
+  private requestLoaders: RequestLoaders | undefined;
   readonly listBudget: ListBudget;
 
   /** Built by `GraphQLPipeline.createContext`, the one factory of every wire. */
@@ -54,6 +84,11 @@ export class RequestContext implements GraphQLContext {
 
   get uploads(): RequestUploads | undefined {
     return this.caller.uploads;
+  }
+
+  get loaders(): RequestLoaders {
+    this.requestLoaders ??= new RequestLoaders(this.app);
+    return this.requestLoaders;
   }
 
   viewer(): Promise<SessionUser | null> {

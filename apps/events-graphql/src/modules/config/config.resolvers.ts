@@ -1,11 +1,9 @@
 import type { Resolvers } from '../../graphql/resolvers-types.generated.js';
+import { Config } from './resolvers/Config.js';
+import { config } from './resolvers/Query/config.js';
 
+/** The config module's resolvers (its whole answers are cached by config.answer-cache.ts). */
 export const configResolvers: Resolvers = {
-  RootQueryType: {
-    config: (_parent, _args, { app }) => app.instanceConfig.config(),
-  },
-  Config: {
-    terms: (config, { locale }) => config.legal.terms(locale ?? 'en'),
-    privacy: (config, { locale }) => config.legal.privacy(locale ?? 'en'),
-  },
+  Config,
+  RootQueryType: { config },
 };

@@ -1,7 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { BadInput, Internal, type Logger, type PubSub, type Unsubscribe } from '@agora/core';
-import type { Config as ConfigFields, Media } from '../../graphql/resolvers-types.generated.js';
 import type { InstanceEnvConfig } from '../../config/config.js';
 import type { AdminSettingAttributes, AdminSettingModel } from './admin-setting.model.js';
 import { EVENT_CATEGORIES } from './event-categories.js';
@@ -9,11 +8,10 @@ import { LegalDocuments, type LegalDocumentType } from './legal-documents.js';
 
 /**
  * The `Config` object the `config` query returns, built once per settings change. `terms` and `privacy`
- * take a locale, so they are resolved from `legal`; everything else is a plain value.
+ * take a locale, so they are resolved from `legal`; everything else is a plain value (the resolvers
+ * check at compile time that it has every field of the GraphQL `Config`).
  */
-export type InstanceConfig = Omit<ConfigFields, '__typename' | 'terms' | 'privacy'> & {
-  legal: LegalDocuments;
-};
+export type InstanceConfig = ReturnType<typeof buildInstanceConfig>;
 
 /** A picture as stored in a setting: the media's public fields, so `config` needs no database read. */
 const mediaSnapshot = z.object({
@@ -125,15 +123,12 @@ export function effectiveSettings(env: InstanceEnvConfig, stored: StoredSettings
   };
 }
 
-function toMedia(snapshot: MediaSnapshot | null): Media | null {
+function toMedia(snapshot: MediaSnapshot | null): MediaSnapshot | null {
   return snapshot && { ...snapshot, metadata: snapshot.metadata };
 }
 
 /** Builds the whole `Config` object from the environment and the effective settings. */
-export function buildInstanceConfig(
-  { env, domain, version }: InstanceFacts,
-  settings: AdminSettings,
-): InstanceConfig {
+export function buildInstanceConfig({ env, domain, version }: InstanceFacts, settings: AdminSettings) {
   const { anonymous } = env;
   return {
     name: settings.instanceName,

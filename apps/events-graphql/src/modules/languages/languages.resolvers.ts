@@ -1,11 +1,6 @@
 import type { Resolvers } from '../../graphql/resolvers-types.generated.js';
+import { languages } from './resolvers/Query/languages.js';
 
 export const languagesResolvers: Resolvers = {
-  RootQueryType: {
-    languages: (_parent, { codes }, { app, locale }) =>
-      app.languages.list(
-        locale,
-        codes?.filter((code): code is string => code !== null),
-      ),
-  },
+  RootQueryType: { languages },
 };

@@ -7,8 +7,8 @@ import {
   type MediaStorage,
   type ProcessedMedia,
 } from '@agora/media';
-import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { MediaKind, MediaModel, MediaRow } from './media.model.js';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { isRowId, type MediaKind, type MediaModel, type MediaRow } from './media.model.js';
 
 /** The reference's texts: plain-string refusals there (`unknown_error`), atoms for sizes. */
 export const MEDIA_MESSAGES = {
@@ -46,6 +46,11 @@ export interface MediaServiceOptions {
 /** The rules of uploaded media: who owns what, duplicates, sizes, and profile pictures. */
 export class MediaService {
   constructor(private readonly options: MediaServiceOptions) {}
+
+  /** The `media` table, for the module's views. */
+  get model(): MediaModel {
+    return this.options.model;
+  }
 
   get storage(): MediaStorage {
     return this.options.storage;
@@ -148,7 +153,7 @@ export class MediaService {
 
   /** A media by id, for anyone. */
   async get(id: string): Promise<MediaRow> {
-    const row = isId(id) ? await this.options.model.findByPk(id) : null;
+    const row = isRowId(id) ? await this.options.model.findByPk(id) : null;
     if (!row) throw new NotFound();
     return row.get();
   }
@@ -211,79 +216,6 @@ export class MediaService {
     return actor !== null && actor.userId === userId;
   }
 
-  /** Bytes of each actor's media, in one query. */
-  async sizesOfActors(actorIds: readonly string[]): Promise<Map<string, number>> {
-    const ids = actorIds.filter(isId);
-    const rows = ids.length
-      ? await this.options.sequelize.query<{ actor_id: string; size: string }>(
-          'SELECT actor_id, sum(size) AS size FROM media WHERE actor_id = ANY($1::bigint[]) GROUP BY actor_id',
-          { bind: [ids], type: QueryTypes.SELECT },
-        )
-      : [];
-    return new Map(rows.map((row) => [String(row.actor_id), Number(row.size)]));
-  }
-
-  /** Bytes of the media of each user's profiles, in one query. */
-  async sizesOfUsers(userIds: readonly string[]): Promise<Map<string, number>> {
-    const ids = userIds.filter(isId);
-    const rows = ids.length
-      ? await this.options.sequelize.query<{ user_id: string; size: string }>(
-          `SELECT a.user_id, sum(m.size) AS size FROM media m JOIN actors a ON a.id = m.actor_id
-            WHERE a.user_id = ANY($1::bigint[]) GROUP BY a.user_id`,
-          { bind: [ids], type: QueryTypes.SELECT },
-        )
-      : [];
-    return new Map(rows.map((row) => [String(row.user_id), Number(row.size)]));
-  }
-
-  /** A page of the media of a user's profiles, newest first. */
-  async listOfUser(
-    userId: string,
-    page: number,
-    limit: number,
-  ): Promise<{ elements: MediaRow[]; total: number }> {
-    const size = Math.max(0, limit);
-    const { count, rows } = await this.options.model.findAndCountAll({
-      where: {
-        actorId: {
-          [Op.in]: this.options.sequelize.literal(
-            `(SELECT id FROM actors WHERE user_id = ${this.options.sequelize.escape(isId(userId) ? userId : '0')})`,
-          ),
-        },
-      },
-      order: [['id', 'DESC']],
-      limit: size,
-      offset: Math.max(0, page - 1) * size,
-    });
-    return { total: count, elements: rows.map((row) => row.get()) };
-  }
-
-  /** The avatar and banner media of each actor, in one query. */
-  async picturesOf(actorIds: readonly string[]): Promise<Map<string, Partial<Record<Picture, MediaRow>>>> {
-    const ids = actorIds.filter(isId);
-    const found = new Map<string, Partial<Record<Picture, MediaRow>>>();
-    if (ids.length === 0) return found;
-    const links = await this.options.sequelize.query<{
-      id: string;
-      avatar: string | null;
-      banner: string | null;
-    }>(
-      `SELECT id, avatar_media_id AS avatar, banner_media_id AS banner FROM actors
-        WHERE id = ANY($1::bigint[]) AND (avatar_media_id IS NOT NULL OR banner_media_id IS NOT NULL)`,
-      { bind: [ids], type: QueryTypes.SELECT },
-    );
-    const mediaIds = links.flatMap((link) => [link.avatar, link.banner]).filter((id) => id !== null);
-    if (mediaIds.length === 0) return found;
-    const rows = await this.options.model.findAll({ where: { id: { [Op.in]: mediaIds } } });
-    const byId = new Map(rows.map((row) => [String(row.get('id')), row.get()]));
-    for (const link of links) {
-      const avatar = link.avatar === null ? undefined : byId.get(String(link.avatar));
-      const banner = link.banner === null ? undefined : byId.get(String(link.banner));
-      found.set(String(link.id), { ...(avatar ? { avatar } : {}), ...(banner ? { banner } : {}) });
-    }
-    return found;
-  }
-
   /**
    * Sets a local profile's pictures inside the caller's transaction: staged uploads become its media,
    * and the URLs are mirrored in the actor (its ActivityPub `icon`/`image`).
@@ -323,8 +255,4 @@ function refusal(error: unknown): unknown {
 
 function pick<T extends object, K extends keyof T>(value: T, keys: readonly K[]): Pick<T, K> {
   return Object.fromEntries(keys.map((key) => [key, value[key]])) as Pick<T, K>;
-}
-
-function isId(id: string): boolean {
-  return /^\d{1,18}$/.test(id);
 }

@@ -1,7 +1,7 @@
 import { BadInput, Conflict, Forbidden, NotFound } from '@agora/core';
 import type { SessionUser, UserStore } from '@agora/auth';
-import { toActor, type Actor, type ActorRow, type ActorStore } from '@agora/federation';
-import { Op, QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import type { Actor, ActorStore } from '@agora/federation';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { sanitizeSummary } from './person-summary.js';
 
 /** The reference's texts (plain-string refusals there: `unknown_error`, status_code 500). */
@@ -36,21 +36,6 @@ export interface PersonPatch {
 
 /** Sets a profile's pictures inside the transaction that writes the profile (the media module's part). */
 export type PicturesStep = (person: Actor, transaction: Transaction) => Promise<void>;
-
-export interface PersonFilters {
-  preferredUsername: string;
-  name: string;
-  domain: string;
-  local: boolean;
-  suspended: boolean;
-  page: number;
-  limit: number;
-}
-
-export interface PersonPage {
-  elements: Actor[];
-  total: number;
-}
 
 export interface PersonServiceOptions {
   sequelize: Sequelize;
@@ -128,46 +113,6 @@ export class PersonService {
     });
   }
 
-  /** Each user's profiles, oldest first, in one query (users without any are absent). */
-  async identitiesOf(userIds: readonly string[]): Promise<Map<string, Actor[]>> {
-    const ids = [...new Set(userIds.filter(isNumericId))];
-    const found = new Map<string, Actor[]>();
-    if (ids.length === 0) return found;
-    const rows = await this.options.actors.model.findAll({
-      where: { userId: { [Op.in]: ids }, type: 'Person', domain: null },
-      order: [['id', 'ASC']],
-    });
-    for (const row of rows) {
-      const actor = toActor(row.get());
-      const list = found.get(actor.userId!) ?? [];
-      list.push(actor);
-      found.set(actor.userId!, list);
-    }
-    return found;
-  }
-
-  /**
-   * Each user's default profile in one query: the chosen one, else the oldest (accounts whose
-   * default was never set, as the reference falls back to).
-   */
-  async defaultsOf(userIds: readonly string[]): Promise<Map<string, Actor>> {
-    const ids = [...new Set(userIds.filter(isNumericId))];
-    const found = new Map<string, Actor>();
-    if (ids.length === 0) return found;
-    // `ids` are digits only (checked above), so they may be inlined.
-    const chosen = this.options.sequelize.literal(`(
-      SELECT (SELECT a.id FROM actors a
-               WHERE a.user_id = u.id AND a.type = 'Person' AND a.domain IS NULL
-               ORDER BY a.id = u.default_actor_id DESC NULLS LAST, a.id LIMIT 1)
-        FROM users u WHERE u.id IN (${ids.join(',')}))`);
-    const rows = await this.options.actors.model.findAll({ where: { id: { [Op.in]: chosen } } });
-    for (const row of rows) {
-      const actor = toActor(row.get());
-      found.set(actor.userId!, actor);
-    }
-    return found;
-  }
-
   /** A profile by id for anyone; suspended ones only for instance moderators. */
   async get(id: string, moderator: boolean): Promise<Actor> {
     const actor = await this.options.actors.findById(id);
@@ -185,31 +130,6 @@ export class PersonService {
     const actor = await this.options.actors.findByUsername(name, local ? null : domain!, ['Person']);
     if (!actor) throw new NotFound(`Person with username ${preferredUsername} not found`, REFUSAL);
     return actor;
-  }
-
-  /** The moderators' list: filters combine; newest first. */
-  async list(filters: PersonFilters): Promise<PersonPage> {
-    const conditions: WhereOptions<ActorRow>[] = [{ type: 'Person' }];
-    if (filters.preferredUsername) {
-      conditions.push({ username: { [Op.iLike]: `%${escapeLike(filters.preferredUsername)}%` } });
-    }
-    if (filters.name) conditions.push({ displayName: { [Op.iLike]: `%${escapeLike(filters.name)}%` } });
-    if (filters.domain) conditions.push({ domain: { [Op.iLike]: `%${escapeLike(filters.domain)}%` } });
-    else conditions.push({ domain: filters.local ? null : { [Op.ne]: null } });
-    if (filters.suspended) conditions.push({ suspendedAt: { [Op.ne]: null } });
-    const { limit, offset } = pageOf(filters.page, filters.limit);
-    const { count, rows } = await this.options.actors.model.findAndCountAll({
-      where: { [Op.and]: conditions },
-      order: [['id', 'DESC']],
-      limit,
-      offset,
-    });
-    return { total: count, elements: rows.map((row) => toActor(row.get())) };
-  }
-
-  /** Local and known remote profiles matching a term, exact username first. */
-  search(term: string, page: number, limit: number): Promise<PersonPage> {
-    return this.options.actors.search({ query: term, types: ['Person'], ...pageOf(page, limit) });
   }
 
   /** One of the owner's profiles, or the reference's refusals. */
@@ -296,17 +216,4 @@ function usernameTaken(): BadInput {
 
 function alreadyRegistered(): Conflict {
   return new Conflict(PERSON_MESSAGES.alreadyRegistered, REFUSAL);
-}
-
-function pageOf(page: number, limit: number): { limit: number; offset: number } {
-  const size = Math.max(0, limit);
-  return { limit: size, offset: Math.max(0, page - 1) * size };
-}
-
-function isNumericId(id: string): boolean {
-  return /^\d{1,19}$/.test(id);
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }

@@ -1,7 +1,6 @@
 import type { Resolvers } from '../../graphql/resolvers-types.generated.js';
+import { statistics } from './resolvers/Query/statistics.js';
 
 export const statisticsResolvers: Resolvers = {
-  RootQueryType: {
-    statistics: (_parent, _args, { app }) => app.statistics.snapshot(),
-  },
+  RootQueryType: { statistics },
 };

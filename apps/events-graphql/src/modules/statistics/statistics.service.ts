@@ -1,10 +1,7 @@
 import { CounterRegistry, type Logger } from '@agora/core';
-import type { Statistics } from '../../graphql/resolvers-types.generated.js';
 
-export type StatisticKey = Exclude<keyof Statistics, '__typename'>;
-export type StatisticsValues = Record<StatisticKey, number>;
-
-export const STATISTIC_KEYS: readonly StatisticKey[] = [
+/** The counts of the GraphQL `Statistics` type (the resolver checks that the two agree). */
+export const STATISTIC_KEYS = [
   'numberOfUsers',
   'numberOfEvents',
   'numberOfLocalEvents',
@@ -14,7 +11,10 @@ export const STATISTIC_KEYS: readonly StatisticKey[] = [
   'numberOfLocalGroups',
   'numberOfInstanceFollowers',
   'numberOfInstanceFollowings',
-];
+] as const;
+
+export type StatisticKey = (typeof STATISTIC_KEYS)[number];
+export type StatisticsValues = Record<StatisticKey, number>;
 
 /**
  * The instance's `statistics`. Each module that owns the counted rows contributes its counter at

@@ -1,5 +1,5 @@
 import type { SessionUser } from '@agora/auth';
-import type { UserRecord } from './user.service.js';
+import type { UserRecord, UserSettings } from './user.service.js';
 
 /**
  * What resolvers hand to the GraphQL `User` type: a stored user, whole, or the session projection the
@@ -11,3 +11,6 @@ export type UserParent = SessionUser | UserRecord;
 export function isWholeUser(user: UserParent): user is UserRecord {
   return 'lastSignInAt' in user;
 }
+
+/** What resolvers hand to the GraphQL `UserSettings`: the stored preferences (or the defaults). */
+export type UserSettingsParent = UserSettings;

@@ -1,4 +1,3 @@
-import { Op, type WhereOptions } from 'sequelize';
 import {
   EVENTS_POLICIES,
   USER_MESSAGES,
@@ -8,7 +7,6 @@ import {
   normalizeEmail,
   refused,
   roleSatisfies,
-  toUser,
   verifyPassword,
   type JwtSessions,
   type RateLimitCheck,
@@ -217,26 +215,6 @@ export class UserService {
     return this.updateRow(user.id, { locale });
   }
 
-  async list(query: {
-    email: string;
-    currentSignInIp: string | undefined;
-    direction: 'ASC' | 'DESC';
-    page: number;
-    limit: number;
-  }): Promise<{ elements: UserRecord[]; total: number }> {
-    const limit = Math.max(0, query.limit);
-    const where: WhereOptions<UserRow>[] = [];
-    if (query.email) where.push({ email: { [Op.iLike]: `%${escapeLike(query.email)}%` } });
-    if (query.currentSignInIp) where.push({ currentSignInIp: query.currentSignInIp });
-    const { rows, count } = await this.users.findAndCountAll({
-      where: { [Op.and]: where },
-      order: [['id', query.direction]],
-      offset: Math.max(0, query.page - 1) * limit,
-      limit,
-    });
-    return { elements: rows.map((row) => toUser(row.get())), total: count };
-  }
-
   /** An administrator's changes to an account, all or nothing; `notify` mails the user about them. */
   async adminUpdate(
     _admin: SessionUser,
@@ -396,8 +374,4 @@ function validTimezone(value: string | null): string | null {
     throw new BadInput(message, { fields: { timezone: [message] } });
   }
   return value;
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }

@@ -1,8 +1,8 @@
 import { Forbidden } from '@agora/core';
-import type { MediaInput } from '../../graphql/resolvers-types.generated.js';
-import type { GraphQLContext } from '../../graphql/context.js';
-import type { Picture, PictureChoice, StagedMedia } from './media.service.js';
-import { uploadedFile } from './upload.scalar.js';
+import type { MediaInput } from '../../../graphql/resolvers-types.generated.js';
+import type { GraphQLContext } from '../../../graphql/context.js';
+import type { Picture, PictureChoice, StagedMedia } from '../media.service.js';
+import { uploadedFile } from '../upload.scalar.js';
 
 /** A profile's new pictures, with the uploads already stored (to be committed or discarded). */
 export interface StagedPictures {
