@@ -1,4 +1,5 @@
 export { createSequelize, type CreateSequelizeOptions } from './sequelize.factory.js';
+export { PreparedStatement, preparedStatement, type PreparedStatementOptions } from './prepared-statement.js';
 export {
   runMigrations,
   pendingMigrations,
