@@ -418,7 +418,6 @@ export class ActorStore {
     return toActor(row.get());
   }
 
-  /** Deletes the row (follows go with it). Returns whether it existed. */
   /** Deletes an actor; a local one's name stays reserved (`reserved_usernames`). */
   async remove(id: string, options: { transaction?: Transaction } = {}): Promise<boolean> {
     if (!isActorId(id)) return false;
