@@ -3,7 +3,9 @@ export { PreparedStatement, preparedStatement, type PreparedStatementOptions } f
 export {
   runMigrations,
   pendingMigrations,
+  migrationTimeline,
   MigrationFailedError,
+  MigrationOrderError,
   MIGRATION_TABLE,
   type Migration,
   type MigrationContext,

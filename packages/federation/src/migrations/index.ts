@@ -18,7 +18,7 @@ const migrations: Migration[] = [
   createFollowCounts,
 ];
 
-/** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries, PuSH); each app applies this set after the auth set. */
+/** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries, PuSH); the runner puts its migrations on the app's one timeline (ADR 0013). */
 export function federationMigrationSet(): MigrationSet {
   return { owner: '@agora/federation', migrations };
 }
