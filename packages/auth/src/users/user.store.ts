@@ -1,4 +1,4 @@
-import { Op, UniqueConstraintError, type Sequelize, type WhereOptions } from 'sequelize';
+import { Op, UniqueConstraintError, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { BadInput } from '@agora/core';
 import { preparedStatement } from '@agora/db';
 import {
@@ -334,6 +334,15 @@ export class UserStore {
     const row = rows[0];
     if (!row) throw userNotFound();
     return toUser(row.get());
+  }
+
+  /**
+   * Deletes an account (what references it goes by its foreign keys' cascades). For apps undoing a
+   * half-made sign-up: they never write this package's table themselves. Returns whether it existed.
+   */
+  async remove(user: UserRef, options: { transaction?: Transaction } = {}): Promise<boolean> {
+    if (!isUserId(user.id)) return false;
+    return (await this.model.destroy({ where: { id: user.id }, transaction: options.transaction })) > 0;
   }
 
   /** Deletes accounts still unconfirmed after the grace period (48 h by default); returns how many. */
