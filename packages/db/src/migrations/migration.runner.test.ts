@@ -318,5 +318,14 @@ describe('runMigrations', () => {
         ),
       ]),
     ).to.contain('keep their order');
+    expect(
+      refusal([
+        {
+          owner: '@agora/core',
+          migrations: [{ ...tableMigration('1-a', 'a'), placedAfter: 'events-graphql/2-b' }],
+        },
+        app({ ...tableMigration('2-b', 'b'), placedAfter: '@agora/core/1-a' }),
+      ]),
+    ).to.contain('comes back to it');
   });
 });

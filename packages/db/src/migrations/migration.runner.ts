@@ -150,7 +150,8 @@ function timelineKeys(planned: PlannedMigration[]): Map<PlannedMigration, string
           `Migration ${item.storedName} is placed after ${anchorName}, which no listed set has`,
         );
       }
-      if (resolving.has(item)) throw new Error(`Migration ${item.storedName} is placed after itself`);
+      if (resolving.has(item))
+        throw new Error(`Migration ${item.storedName}: its placedAfter chain comes back to it`);
       resolving.add(item);
       key = [...keyOf(anchor), own];
       resolving.delete(item);
