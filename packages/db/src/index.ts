@@ -1,8 +1,11 @@
 export { createSequelize, type CreateSequelizeOptions } from './sequelize.factory.js';
+export { PreparedStatement, preparedStatement, type PreparedStatementOptions } from './prepared-statement.js';
 export {
   runMigrations,
   pendingMigrations,
+  migrationTimeline,
   MigrationFailedError,
+  MigrationOrderError,
   MIGRATION_TABLE,
   type Migration,
   type MigrationContext,

@@ -28,7 +28,7 @@ export async function adminCreateUser(
     });
     return { userId: user.id, confirmationToken, profileId: profile.id };
   } catch (error) {
-    await ctx.accounts.model.destroy({ where: { id: user.id } });
+    await ctx.accounts.remove(user);
     throw error;
   }
 }

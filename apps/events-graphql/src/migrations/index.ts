@@ -8,7 +8,11 @@ import { actorOwners } from './20261122130000-actor-owners.js';
 import { createMedia } from './20261123090000-create-media.js';
 import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
 
-/** The migrations this service applies, in order: the packages' sets first, then the app's own. */
+// `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
+// federation migration when it landed (its stored name stays). ADR 0013.
+const AFTER_FEDERATION = '@agora/federation/20261122200200-inbox';
+
+/** The migration sets this service applies; the runner orders them on one timeline (ADR 0013). */
 export function migrationSets(): MigrationSet[] {
   return [
     authMigrationSet(),
@@ -16,7 +20,13 @@ export function migrationSets(): MigrationSet[] {
     mediaMigrationSet(),
     {
       owner: 'events-graphql',
-      migrations: [createAdminSettings, createUserSettings, actorOwners, createMedia, mediaOrphanKeys],
+      migrations: [
+        createAdminSettings,
+        createUserSettings,
+        { ...actorOwners, placedAfter: AFTER_FEDERATION },
+        createMedia,
+        mediaOrphanKeys,
+      ],
     },
   ];
 }

@@ -23,7 +23,7 @@ export async function adminCreateUser(
     const account = await ctx.accounts.createForUser(user.id, input.username);
     return { userId: user.id, confirmationToken, accountId: account.id };
   } catch (error) {
-    await ctx.users.model.destroy({ where: { id: user.id } });
+    await ctx.users.remove(user);
     throw error;
   }
 }

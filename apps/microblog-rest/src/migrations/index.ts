@@ -10,7 +10,12 @@ import { accountSettings } from './20261122040000-account-settings.js';
 import { mediaAttachments } from './20261123000000-media-attachments.js';
 import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
 
-/** The migration sets this service applies, in order: packages' sets first, then the app's own. */
+// Four migrations carry timestamps from before the package tables they need; the runner places them
+// after the last migration of that package when they landed (their stored names stay). ADR 0013.
+const AFTER_AUTH = '@agora/auth/20261122100200-refresh-tokens';
+const AFTER_FEDERATION = '@agora/federation/20261122200200-inbox';
+
+/** The migration sets this service applies; the runner orders them on one timeline (ADR 0013). */
 export function migrationSets(): MigrationSet[] {
   return [
     authMigrationSet(),
@@ -20,10 +25,10 @@ export function migrationSets(): MigrationSet[] {
       owner: 'microblog-rest',
       migrations: [
         instanceSettingsAndRules,
-        oauth,
-        sessionsTwoFactor,
-        accountOwners,
-        accountSettings,
+        { ...oauth, placedAfter: AFTER_AUTH },
+        { ...sessionsTwoFactor, placedAfter: AFTER_AUTH },
+        { ...accountOwners, placedAfter: AFTER_FEDERATION },
+        { ...accountSettings, placedAfter: AFTER_FEDERATION },
         mediaAttachments,
         mediaOrphanKeys,
       ],

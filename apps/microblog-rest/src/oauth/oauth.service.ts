@@ -1,6 +1,7 @@
 import { type Sequelize, type Transaction } from 'sequelize';
 import { parseScopes, scopesWithin, type Scope } from '@agora/auth';
 import { BadInput, type FieldErrors, type Logger } from '@agora/core';
+import { preparedStatement } from '@agora/db';
 import { defineOAuthAccessTokenModel, type OAuthAccessTokenModel } from './oauth-access-token.model.js';
 import {
   defineOAuthApplicationModel,
@@ -333,14 +334,8 @@ export class OAuthService {
    * once per connection instead of on every authenticated request (Sequelize sends unnamed statements).
    */
   private async bearerRow(tokenHash: string): Promise<BearerRow | undefined> {
-    const manager = this.deps.sequelize.connectionManager;
-    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
-    try {
-      const { rows } = await connection.query<BearerRow>({ ...BEARER_STATEMENT, values: [tokenHash] });
-      return rows[0];
-    } finally {
-      manager.releaseConnection(connection);
-    }
+    const [row] = await BEARER_STATEMENT.rows(this.deps.sequelize, [tokenHash]);
+    return row;
   }
 
   private async clientCredentialsGrant(request: TokenRequest): Promise<IssuedToken> {
@@ -454,18 +449,13 @@ export class OAuthService {
   }
 }
 
-/** The part of a `pg` client the bearer lookup uses (Sequelize's pool hands out `pg` clients). */
-interface PgConnection {
-  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
-}
-
-const BEARER_STATEMENT = {
+const BEARER_STATEMENT = preparedStatement<BearerRow, [tokenHash: string]>({
   name: 'agora_oauth_bearer',
   text: `SELECT t.id AS token_id, t.user_id, t.scopes AS token_scopes, t.last_used_at,
                 a.id, a.name, a.website, a.redirect_uris, a.scopes, a.client_id, a.superapp, a.created_at
            FROM oauth_access_tokens t JOIN oauth_applications a ON a.id = t.application_id
           WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
-};
+});
 
 interface BearerRow {
   token_id: string;

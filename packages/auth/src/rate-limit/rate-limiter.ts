@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { QueryTypes } from 'sequelize';
 import { RateLimited, type Logger } from '@agora/core';
+import { preparedStatement } from '@agora/db';
 import { assertPolicy, type RateLimitPolicy } from './rate-limit.policies.js';
 import { addressSafelist } from './rate-limit.safelist.js';
 import type { RateLimitSubject } from './rate-limit.subjects.js';
@@ -50,22 +51,21 @@ interface PlannedCheck {
   counter: Counter;
 }
 
-/** The part of a `pg` client the limiter uses (Sequelize hands out `pg` clients from its pool). */
-interface PgConnection {
-  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
-}
-
 // One text for any number of checks (arrays), so one prepared statement serves every call. Rows are
 // inserted, hence locked, in key order: two requests hitting the same counters cannot deadlock.
-const HIT_STATEMENT = {
+const HIT_STATEMENT = preparedStatement<
+  { key: string; window_start: Date; hits: number },
+  [keys: string[], windowStarts: string[], expiresAt: string[]]
+>({
   name: 'agora_rate_limit_hit',
+  writes: true,
   text: `INSERT INTO rate_limit_counters AS c (key, window_start, expires_at, hits)
          SELECT key, window_start, expires_at, 1
            FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[]) AS h (key, window_start, expires_at)
           ORDER BY key, window_start
          ON CONFLICT (key, window_start) DO UPDATE SET hits = c.hits + 1
          RETURNING key, window_start, hits`,
-};
+});
 
 /**
  * Fixed-window rate limiting stored in PostgreSQL, so every process of a service shares the counts.
@@ -114,7 +114,8 @@ export class RateLimiter {
     for (const { counter } of planned) counters.set(counterId(counter), counter);
     const unique = [...counters.values()];
 
-    const rows = await this.run<{ key: string; window_start: Date; hits: number }>(HIT_STATEMENT, [
+    // A named statement: PostgreSQL plans it once per connection instead of on every hit.
+    const rows = await HIT_STATEMENT.rows(this.sequelize, [
       unique.map((c) => c.key),
       unique.map((c) => c.windowStart.toISOString()),
       unique.map((c) => c.expiresAt.toISOString()),
@@ -128,21 +129,6 @@ export class RateLimiter {
       return result(policy, counter, count, count <= policy.limit);
     });
     return mostRestrictive(results);
-  }
-
-  /**
-   * Runs a statement as a named prepared statement on a pooled connection: PostgreSQL plans it once
-   * per connection instead of on every hit (Sequelize's `query` sends unnamed statements).
-   */
-  private async run<Row>(statement: { name: string; text: string }, values: unknown[]): Promise<Row[]> {
-    const manager = this.sequelize.connectionManager;
-    const connection = (await manager.getConnection({ type: 'write' })) as PgConnection;
-    try {
-      const { rows } = await connection.query<Row>({ ...statement, values });
-      return rows;
-    } finally {
-      manager.releaseConnection(connection);
-    }
   }
 
   /**

@@ -1,5 +1,6 @@
-import { Op, UniqueConstraintError, type Sequelize, type WhereOptions } from 'sequelize';
+import { Op, UniqueConstraintError, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { BadInput } from '@agora/core';
+import { preparedStatement } from '@agora/db';
 import {
   hashPassword,
   verifyAgainstNothing,
@@ -150,31 +151,15 @@ export class UserStore {
   async findById(id: string): Promise<User | null> {
     if (!isUserId(id)) return null;
     // Runs on every authenticated read: one prepared statement, no model instance.
-    const manager = this.sequelize.connectionManager;
-    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
-    try {
-      const { rows } = await connection.query<UserFields>({ ...FIND_BY_ID_STATEMENT, values: [id] });
-      return rows[0] ? toUser(rows[0]) : null;
-    } finally {
-      manager.releaseConnection(connection);
-    }
+    const [row] = await FIND_BY_ID_STATEMENT.rows(this.sequelize, [id]);
+    return row ? toUser(row) : null;
   }
 
   /** The session projection of a user (`SessionUser`): half the columns of `findById`, for every request. */
   async findSessionById(id: string): Promise<SessionUser | null> {
     if (!isUserId(id)) return null;
-    const manager = this.sequelize.connectionManager;
-    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
-    try {
-      const { rows } = await connection.query<SessionUser & { id: string | number }>({
-        ...SESSION_BY_ID_STATEMENT,
-        values: [id],
-      });
-      const row = rows[0];
-      return row ? { ...row, id: String(row.id) } : null;
-    } finally {
-      manager.releaseConnection(connection);
-    }
+    const [row] = await SESSION_BY_ID_STATEMENT.rows(this.sequelize, [id]);
+    return row ? { ...row, id: String(row.id) } : null;
   }
 
   /** Case-insensitive, as the unique index. */
@@ -351,6 +336,15 @@ export class UserStore {
     return toUser(row.get());
   }
 
+  /**
+   * Deletes an account (what references it goes by its foreign keys' cascades). For apps undoing a
+   * half-made sign-up: they never write this package's table themselves. Returns whether it existed.
+   */
+  async remove(user: UserRef, options: { transaction?: Transaction } = {}): Promise<boolean> {
+    if (!isUserId(user.id)) return false;
+    return (await this.model.destroy({ where: { id: user.id }, transaction: options.transaction })) > 0;
+  }
+
   /** Deletes accounts still unconfirmed after the grace period (48 h by default); returns how many. */
   async purgeUnconfirmed(graceHours = UNCONFIRMED_GRACE_PERIOD_HOURS): Promise<number> {
     const cutoff = new Date(this.now().getTime() - graceHours * 3_600_000);
@@ -408,13 +402,8 @@ type UserFields = Omit<
   'confirmationTokenHash' | 'resetPasswordTokenHash' | 'emailChangeSentAt' | 'emailChangeTokenHash'
 >;
 
-/** The part of a `pg` client `findById` uses (Sequelize's pool hands out `pg` clients). */
-interface PgConnection {
-  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
-}
-
 // Named, so PostgreSQL parses and plans it once per connection (Sequelize sends unnamed statements).
-const FIND_BY_ID_STATEMENT = {
+const FIND_BY_ID_STATEMENT = preparedStatement<UserFields, [id: string]>({
   name: 'agora_user_by_id',
   text: `SELECT id, email, password_hash AS "passwordHash", role, locale, provider, disabled,
                 confirmed_at AS "confirmedAt", confirmation_sent_at AS "confirmationSentAt",
@@ -423,14 +412,14 @@ const FIND_BY_ID_STATEMENT = {
                 current_sign_in_at AS "currentSignInAt", current_sign_in_ip AS "currentSignInIp",
                 created_at AS "createdAt", updated_at AS "updatedAt"
            FROM users WHERE id = $1`,
-};
+});
 
-const SESSION_BY_ID_STATEMENT = {
+const SESSION_BY_ID_STATEMENT = preparedStatement<SessionUser & { id: string | number }, [id: string]>({
   name: 'agora_session_user_by_id',
   text: `SELECT id, email, role, locale, provider, disabled, password_hash IS NOT NULL AS "hasPassword",
                 confirmed_at AS "confirmedAt", created_at AS "createdAt"
            FROM users WHERE id = $1`,
-};
+});
 
 export function toUser(row: UserFields): User {
   return {

@@ -230,4 +230,19 @@ describe('UserStore', () => {
     expect(await users.findById(fresh.user.id)).to.not.equal(null);
     expect(await users.findById(user.id)).to.not.equal(null);
   });
+
+  it("removes an account, inside the caller's transaction when given one", async () => {
+    const { user } = await users.create({ email: uniqueEmail(), password: 'secret-1', confirmed: true });
+    await sequelize
+      .transaction(async (transaction) => {
+        expect(await users.remove(user, { transaction })).to.equal(true);
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    expect(await users.findById(user.id)).to.not.equal(null);
+    expect(await users.remove(user)).to.equal(true);
+    expect(await users.findById(user.id)).to.equal(null);
+    expect(await users.remove(user)).to.equal(false);
+    expect(await users.remove({ id: 'nope' })).to.equal(false);
+  });
 });

@@ -5,6 +5,8 @@ import { createSequelize } from '../sequelize.factory.js';
 import { withTestDatabase } from '../testing/index.js';
 import {
   MigrationFailedError,
+  MigrationOrderError,
+  migrationTimeline,
   pendingMigrations,
   runMigrations,
   type Migration,
@@ -67,7 +69,7 @@ describe('runMigrations', () => {
   });
   afterEach(async () => sequelize.close());
 
-  it('applies package sets before the app, each in its listed order, and records owner/name', async () => {
+  it('applies all sets on one timeline by timestamp, ties in the listed order, and records owner/name', async () => {
     const sets = [logTable, coreSet, appSet];
     expect(await pendingMigrations(sequelize, sets)).to.have.length(5);
 
@@ -75,17 +77,18 @@ describe('runMigrations', () => {
 
     const expected = [
       '@agora/base/20250101000000-migration-log',
+      'events-graphql/20250101000000-events',
       '@agora/core/20250102000000-jobs',
       '@agora/core/20250103000000-mail',
-      'events-graphql/20250101000000-events',
       'events-graphql/20250104000000-comments',
     ];
+    expect(migrationTimeline(sets)).to.deep.equal(expected);
     expect(applied).to.deep.equal(expected);
     const ran = await rows<{ name: string }>(sequelize, 'SELECT name FROM migration_log ORDER BY seq');
     expect(ran.map((row) => row.name)).to.deep.equal([
+      '20250101000000-events',
       '20250102000000-jobs',
       '20250103000000-mail',
-      '20250101000000-events',
       '20250104000000-comments',
     ]);
     const recorded = await rows<{ name: string; applied_at: Date }>(
@@ -214,5 +217,115 @@ describe('runMigrations', () => {
       (error) => (untimed = error),
     );
     expect((untimed as Error).message).to.contain('timestamp');
+  });
+
+  it('gives a fresh database and one upgraded release by release the same migrations in the same order', async () => {
+    const upTo = (stamp: string): MigrationSet[] =>
+      [logTable, coreSet, appSet].map((set) => ({
+        ...set,
+        migrations: set.migrations.filter((migration) => migration.name <= stamp),
+      }));
+    const fresh = (await runMigrations(sequelize, upTo('9'))).applied;
+    const freshLog = await rows<{ name: string }>(sequelize, 'SELECT name FROM migration_log ORDER BY seq');
+
+    await sequelize.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+    const upgraded: string[] = [];
+    for (const release of ['20250101', '20250102', '20250103', '9']) {
+      upgraded.push(...(await runMigrations(sequelize, upTo(release))).applied);
+    }
+    const upgradedLog = await rows<{ name: string }>(
+      sequelize,
+      'SELECT name FROM migration_log ORDER BY seq',
+    );
+    expect(upgraded).to.deep.equal(fresh);
+    expect(upgradedLog).to.deep.equal(freshLog);
+  });
+
+  it('refuses a new migration that sorts before one already applied, before running anything', async () => {
+    await runMigrations(sequelize, [logTable, coreSet]);
+    const late = tableMigration('20250102120000-late', 'late');
+    const app: MigrationSet = { owner: 'events-graphql', migrations: [late] };
+
+    let caught: unknown;
+    await runMigrations(sequelize, [logTable, coreSet, app]).catch((error) => (caught = error));
+    expect(caught).to.be.instanceOf(MigrationOrderError);
+    const refusal = caught as MigrationOrderError;
+    expect(refusal.migration).to.equal('events-graphql/20250102120000-late');
+    expect(refusal.after).to.equal('@agora/core/20250103000000-mail');
+    expect(refusal.message).to.contain("placedAfter: '@agora/core/20250103000000-mail'");
+    expect(await tableExists(sequelize, 'late')).to.equal(false);
+
+    // Placed after what this database has applied: the same place on every database, fresh ones too.
+    const placed: MigrationSet = {
+      ...app,
+      migrations: [{ ...late, placedAfter: '@agora/core/20250103000000-mail' }],
+    };
+    expect((await runMigrations(sequelize, [logTable, coreSet, placed])).applied).to.deep.equal([
+      'events-graphql/20250102120000-late',
+    ]);
+    expect(migrationTimeline([logTable, coreSet, placed]).slice(-2)).to.deep.equal([
+      '@agora/core/20250103000000-mail',
+      'events-graphql/20250102120000-late',
+    ]);
+  });
+
+  it('places a placedAfter migration right after the one it names, and refuses placements that cannot hold', () => {
+    const needsMail: MigrationSet = {
+      owner: 'events-graphql',
+      migrations: [
+        {
+          ...tableMigration('20250101000000-events', 'events'),
+          placedAfter: '@agora/core/20250103000000-mail',
+        },
+        tableMigration('20250104000000-comments', 'comments'),
+      ],
+    };
+    expect(migrationTimeline([logTable, coreSet, needsMail])).to.deep.equal([
+      '@agora/base/20250101000000-migration-log',
+      '@agora/core/20250102000000-jobs',
+      '@agora/core/20250103000000-mail',
+      'events-graphql/20250101000000-events',
+      'events-graphql/20250104000000-comments',
+    ]);
+
+    const refusal = (sets: MigrationSet[]): string => {
+      try {
+        migrationTimeline(sets);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('expected a refusal');
+    };
+    const app = (...migrations: Migration[]): MigrationSet => ({ owner: 'events-graphql', migrations });
+    expect(
+      refusal([
+        coreSet,
+        app({ ...tableMigration('20250101000000-a', 'a'), placedAfter: '@agora/media/1-x' }),
+      ]),
+    ).to.contain('which no listed set has');
+    expect(
+      refusal([
+        coreSet,
+        app({ ...tableMigration('20250105000000-a', 'a'), placedAfter: '@agora/core/20250102000000-jobs' }),
+      ]),
+    ).to.contain('only moves a migration later');
+    expect(
+      refusal([
+        coreSet,
+        app(
+          { ...tableMigration('20250101000000-a', 'a'), placedAfter: '@agora/core/20250103000000-mail' },
+          tableMigration('20250102000000-b', 'b'),
+        ),
+      ]),
+    ).to.contain('keep their order');
+    expect(
+      refusal([
+        {
+          owner: '@agora/core',
+          migrations: [{ ...tableMigration('1-a', 'a'), placedAfter: 'events-graphql/2-b' }],
+        },
+        app({ ...tableMigration('2-b', 'b'), placedAfter: '@agora/core/1-a' }),
+      ]),
+    ).to.contain('comes back to it');
   });
 });

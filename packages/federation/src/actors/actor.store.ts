@@ -1,4 +1,5 @@
 import { BadInput, Conflict, NotFound, type JobQueue } from '@agora/core';
+import { preparedStatement } from '@agora/db';
 import {
   Op,
   QueryTypes,
@@ -286,17 +287,8 @@ export class ActorStore {
    */
   async findFirstByUser(userId: string, types: readonly ActorType[]): Promise<Actor | null> {
     if (!isActorId(userId)) return null;
-    const manager = this.sequelize.connectionManager;
-    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
-    try {
-      const { rows } = await connection.query<ActorRow>({
-        ...FIRST_BY_USER_STATEMENT,
-        values: [userId, types],
-      });
-      return rows[0] ? toActor(rows[0]) : null;
-    } finally {
-      manager.releaseConnection(connection);
-    }
+    const [row] = await FIRST_BY_USER_STATEMENT.rows(this.sequelize, [userId, types]);
+    return row ? toActor(row) : null;
   }
 
   /** A local account's actors, oldest first. */
@@ -426,7 +418,6 @@ export class ActorStore {
     return toActor(row.get());
   }
 
-  /** Deletes the row (follows go with it). Returns whether it existed. */
   /** Deletes an actor; a local one's name stays reserved (`reserved_usernames`). */
   async remove(id: string, options: { transaction?: Transaction } = {}): Promise<boolean> {
     if (!isActorId(id)) return false;
@@ -462,11 +453,6 @@ const UPDATABLE = [
 
 const MAX_BIGINT = 2n ** 63n - 1n;
 
-/** The part of a `pg` client the prepared lookups use (Sequelize's pool hands out `pg` clients). */
-interface PgConnection {
-  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
-}
-
 /**
  * The columns of `actors` (table alias `a`) under their ActorRow names, so a row read with plain SQL
  * maps with `toActor` like a model instance's. The private key is never read this way.
@@ -482,11 +468,11 @@ export const ACTOR_SELECT_LIST = `a.id, a.type, a.username, a.domain, a.uri, a.u
   a.suspended_at AS "suspendedAt", a.silenced_at AS "silencedAt", a.fetched_at AS "fetchedAt",
   a.created_at AS "createdAt", a.updated_at AS "updatedAt"`;
 
-const FIRST_BY_USER_STATEMENT = {
+const FIRST_BY_USER_STATEMENT = preparedStatement<ActorRow, [userId: string, types: readonly ActorType[]]>({
   name: 'agora_actor_first_by_user',
   text: `SELECT ${ACTOR_SELECT_LIST} FROM actors a
           WHERE a.user_id = $1 AND a.domain IS NULL AND a.type = ANY($2::text[]) ORDER BY a.id LIMIT 1`,
-};
+});
 
 export function isActorId(id: string): boolean {
   return /^\d{1,19}$/.test(id) && BigInt(id) <= MAX_BIGINT;

@@ -24,7 +24,8 @@ const COLUMNS = `id, actor_id AS "actorId", target_actor_id AS "targetActorId", 
 
 /**
  * Follow relations between actors, local or remote. Accepted follows count in both actors'
- * counters; every change of state adjusts the counters in the same transaction.
+ * `followers_count` / `following_count`, pending ones in the target's `follow_requests_count`:
+ * triggers on `follows` keep all three (ADR 0005), so no method here touches `actors`.
  */
 export class FollowStore {
   constructor(private readonly sequelize: Sequelize) {}
@@ -39,7 +40,7 @@ export class FollowStore {
     options: { uri?: string | null; accepted: boolean },
   ): Promise<Follow> {
     return this.sequelize.transaction(async (transaction) => {
-      // Inserted pending; accepting is one path (acceptRow) so the counters move exactly once.
+      // Inserted pending, then accepted by one path (acceptRow): the triggers see one change of state.
       const [saved] = await this.sequelize.query<FollowFields>(
         `INSERT INTO follows (actor_id, target_actor_id, uri) VALUES ($1, $2, $3)
          ON CONFLICT (actor_id, target_actor_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follows.uri), updated_at = now()
@@ -65,15 +66,11 @@ export class FollowStore {
 
   /** Ends the relation (unfollow, reject, undo); returns whether one existed. */
   async remove(actorId: string, targetActorId: string): Promise<boolean> {
-    return this.sequelize.transaction(async (transaction) => {
-      const rows = await this.sequelize.query<FollowFields>(
-        `DELETE FROM follows WHERE actor_id = $1 AND target_actor_id = $2 RETURNING ${COLUMNS}`,
-        { bind: [actorId, targetActorId], type: QueryTypes.SELECT, transaction },
-      );
-      const row = rows[0];
-      if (row?.acceptedAt) await this.adjustCounters(row.actorId, row.targetActorId, -1, transaction);
-      return row !== undefined;
-    });
+    const rows = await this.sequelize.query<{ id: string }>(
+      'DELETE FROM follows WHERE actor_id = $1 AND target_actor_id = $2 RETURNING id',
+      { bind: [actorId, targetActorId], type: QueryTypes.SELECT },
+    );
+    return rows.length > 0;
   }
 
   async find(actorId: string, targetActorId: string): Promise<Follow | null> {
@@ -105,26 +102,7 @@ export class FollowStore {
         WHERE id = $1 AND accepted_at IS NULL RETURNING ${COLUMNS}`,
       { bind: [followId], type: QueryTypes.SELECT, transaction },
     );
-    const row = rows[0];
-    if (!row) return null;
-    await this.adjustCounters(row.actorId, row.targetActorId, 1, transaction);
-    return row;
-  }
-
-  private async adjustCounters(
-    actorId: string,
-    targetActorId: string,
-    delta: 1 | -1,
-    transaction: Transaction,
-  ) {
-    await this.sequelize.query(
-      `UPDATE actors SET following_count = greatest(following_count + $2, 0) WHERE id = $1`,
-      { bind: [actorId, delta], transaction },
-    );
-    await this.sequelize.query(
-      `UPDATE actors SET followers_count = greatest(followers_count + $2, 0) WHERE id = $1`,
-      { bind: [targetActorId, delta], transaction },
-    );
+    return rows[0] ?? null;
   }
 
   private async findRow(

@@ -5,6 +5,7 @@ import { createInbox } from './20261122200200-inbox.js';
 import { createPush } from './20261122200300-push.js';
 import { createReservedUsernames } from './20261124220000-reserved-usernames.js';
 import { createFollowRequestsCount } from './20261124230000-follow-requests-count.js';
+import { createFollowCounts } from './20261127030000-follow-counts.js';
 
 // Keep sorted by name: the runner refuses an unsorted set.
 const migrations: Migration[] = [
@@ -14,9 +15,10 @@ const migrations: Migration[] = [
   createPush,
   createReservedUsernames,
   createFollowRequestsCount,
+  createFollowCounts,
 ];
 
-/** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries, PuSH); each app applies this set after the auth set. */
+/** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries, PuSH); the runner puts its migrations on the app's one timeline (ADR 0013). */
 export function federationMigrationSet(): MigrationSet {
   return { owner: '@agora/federation', migrations };
 }

@@ -12,6 +12,7 @@ import {
   type UserStore,
 } from '@agora/auth';
 import { Conflict, Forbidden, Internal, isAppError, NotFound, type Mailer } from '@agora/core';
+import { preparedStatement } from '@agora/db';
 import type { Actor, ActorStore, ActorType } from '@agora/federation';
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { MicroblogLimits } from '../../config/config.js';
@@ -336,26 +337,17 @@ export class AccountService {
   }
 
   private async credentialRow(userId: string): Promise<CredentialRow | null> {
-    const manager = this.deps.sequelize.connectionManager;
-    const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
-    try {
-      const { rows } = await connection.query<{ row: CredentialJson }>({
-        ...CREDENTIALS_STATEMENT,
-        values: [userId],
-      });
-      const row = rows[0]?.row;
-      if (!row) return null;
-      // JSON carries the times as ISO strings.
-      return {
-        ...row,
-        createdAt: asDate(row.createdAt),
-        lastStatusAt: asDate(row.lastStatusAt),
-        silencedAt: asDate(row.silencedAt),
-        settingsUpdatedAt: asDate(row.settingsUpdatedAt),
-      };
-    } finally {
-      manager.releaseConnection(connection);
-    }
+    const [result] = await CREDENTIALS_STATEMENT.rows(this.deps.sequelize, [userId]);
+    const row = result?.row;
+    if (!row) return null;
+    // JSON carries the times as ISO strings.
+    return {
+      ...row,
+      createdAt: asDate(row.createdAt),
+      lastStatusAt: asDate(row.lastStatusAt),
+      silencedAt: asDate(row.silencedAt),
+      settingsUpdatedAt: asDate(row.settingsUpdatedAt),
+    };
   }
 
   /** PATCH update_credentials. Errors: as `credentials`, BadInput "Validation failed: …". */
@@ -617,11 +609,6 @@ export class AccountService {
 /** Mastodon accounts are Persons, or Services for bots. */
 const ACCOUNT_TYPES: ActorType[] = ['Person', 'Service'];
 
-/** The part of a `pg` client the prepared lookup uses (Sequelize's pool hands out `pg` clients). */
-interface PgConnection {
-  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
-}
-
 /** One row of CREDENTIALS_STATEMENT: the actor's columns are null when the user has no account. */
 type CredentialRow = { [K in Exclude<keyof AccountActor, 'local'>]: AccountActor[K] | null } & {
   role: Role;
@@ -662,7 +649,7 @@ function asDate(value: string | null): Date | null {
 
 // Named, so PostgreSQL parses and plans it once per connection. One JSON column rather than ~30:
 // the driver builds one parser per column of every result, which cost more than the JSON.parse.
-const CREDENTIALS_STATEMENT = {
+const CREDENTIALS_STATEMENT = preparedStatement<{ row: CredentialJson }, [userId: string]>({
   name: 'microblog_credentials_by_user',
   text: `SELECT row_to_json(c) AS row FROM (SELECT u.role, u.disabled, u.confirmed_at IS NOT NULL AS confirmed, ${ACCOUNT_ACTOR_LIST},
                 s.actor_id IS NOT NULL AS "hasSettings", s.privacy, s.sensitive, s.language,
@@ -674,7 +661,7 @@ coalesce(a.follow_requests_count, 0) AS "followRequestsCount"
            LEFT JOIN actors a ON a.user_id = u.id AND a.domain IS NULL AND a.type IN ('Person', 'Service')
            LEFT JOIN account_settings s ON s.actor_id = a.id
           WHERE u.id = $1) c`,
-};
+});
 
 /** A BCP 47 tag in canonical case ("pt-BR"), 'en' when absent, null when it is not one. */
 function canonicalLocale(locale: string | undefined): string | null {
