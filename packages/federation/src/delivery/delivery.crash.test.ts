@@ -117,7 +117,7 @@ describe('delivery when a worker process is killed', function () {
     const seenBeforeKill = new Set(inbox.hits.map((hit) => hit.activityId)).size;
     expect(seenBeforeKill).to.be.below(TOTAL);
 
-    // A second worker, and pg-boss maintenance (every 2 min in production; every second here) to expire the dead one's jobs.
+    // A second worker, and pg-boss supervision (every minute in production; every second here) to expire the dead one's jobs.
     supervisor = new PgBoss({
       connectionString: database.url,
       schema: SCHEMA,
@@ -125,6 +125,8 @@ describe('delivery when a worker process is killed', function () {
       schedule: false,
       migrate: false,
       maintenanceIntervalSeconds: 1,
+      superviseIntervalSeconds: 1,
+      monitorIntervalSeconds: 1,
     });
     supervisor.on('error', () => undefined);
     await supervisor.start();
