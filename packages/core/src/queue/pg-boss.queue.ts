@@ -231,7 +231,14 @@ class PgBossQueue implements JobQueue {
       const worker: LocalWorker = { id: '', busy: false };
       worker.id = await this.boss.work(
         name,
-        { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: this.options.pollingIntervalSeconds },
+        {
+          includeMetadata: true,
+          batchSize: 1,
+          // pg-boss refuses the key when present, even as undefined.
+          ...(this.options.pollingIntervalSeconds === undefined
+            ? {}
+            : { pollingIntervalSeconds: this.options.pollingIntervalSeconds }),
+        },
         async ([job]: JobWithMetadata<object>[]) => {
           if (!job) return;
           worker.busy = true;
