@@ -259,6 +259,7 @@ switch (command) {
     break;
   }
   case 'test': {
+    log(`tests run on Node ${process.version} (${process.execPath})`);
     build({ always: true });
     const release = await provideTestDatabase();
     const resultsDir = join(root, '.data', 'test-results');
