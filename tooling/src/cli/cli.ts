@@ -1,239 +1,26 @@
-// `pnpm agora <command>`: the administrator's command-line tool. It works while the services run
-// (it joins their embedded PostgreSQL, or uses DATABASE_URL / EVENTS_DATABASE_URL / …).
+// `pnpm agora <command>`: the administrator's command-line tool. Help and unknown commands answer from
+// here at once; a real command loads the services (commands.ts) only then.
 import { parseArgs } from 'node:util';
-import type { Role } from '@agora/auth';
-import { AppError, ConfigError, createLogger, processEnv } from '@agora/core';
-import { createSequelize, openDatabase, runMigrations } from '@agora/db';
-import {
-  findService,
-  redactConfig,
-  serviceEnv,
-  services,
-  type AdminContext,
-  type ServiceEntry,
-} from '../services.js';
-import type { DomainBlockSeverity } from '@agora/federation';
+import { cliOptions, commandNames, usage } from './usage.js';
 
-const out = (line: string) => process.stdout.write(`${line}\n`);
-
-const usage = `Usage: pnpm agora <command> [options]
-
-Commands:
-  migrate      [--service events|microblog]   apply pending database migrations (both services by default)
-  config:show  [--service events|microblog]   print the effective configuration (passwords masked)
-  users:create --service events|microblog --email E --password P [--username U]
-               [--role administrator|moderator] [--confirmed]
-                                              create an account and print its id
-  deliveries:dead --service S [--limit N]     deliveries that gave up, newest first
-  deliveries:replay --service S --id ID       queue a dead letter again
-  domains:block --service S --domain D [--severity suspend|silence|noop] [--reject-media]
-                                              refuse or limit a domain (inbox and fetches)
-  domains:unblock --service S --domain D      lift a domain block
-  help                                        this text
-
-Variables prefixed EVENTS_ or MICROBLOG_ apply to that service only (EVENTS_DATABASE_URL, …).`;
-
-function chosenServices(name: string | undefined): ServiceEntry[] {
-  return name ? [findService(name)] : services;
-}
-
-async function migrate(entries: ServiceEntry[]): Promise<void> {
-  for (const entry of entries) {
-    const config = entry.loadConfig(serviceEnv(entry, processEnv()));
-    const logger = createLogger({ level: 'warn', name: `${entry.name}-cli` });
-    const database = await openDatabase({ ...config.db, dataDir: config.dataDir, logger });
-    const sequelize = createSequelize({ url: database.url, logger });
-    try {
-      const { applied } = await runMigrations(sequelize, entry.migrationSets(), logger);
-      out(`${entry.name}: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`);
-    } finally {
-      await sequelize.close();
-      await database.close();
-    }
-  }
-}
-
-const CLI_ROLES: Record<string, Role> = {
-  administrator: 'ADMINISTRATOR',
-  moderator: 'MODERATOR',
-  user: 'USER',
-};
-
-/** Runs `use` with the service's admin context, on its database (migrated first, as at start). */
-async function withAdmin<T>(entry: ServiceEntry, use: (admin: AdminContext) => Promise<T>): Promise<T> {
-  const config = entry.loadConfig(serviceEnv(entry, processEnv()));
-  const logger = createLogger({ level: 'warn', name: `${entry.name}-cli` });
-  const database = await openDatabase({ ...config.db, dataDir: config.dataDir, logger });
-  const sequelize = createSequelize({ url: database.url, logger });
+function quickAnswer(argv: string[]): number | null {
+  let parsed;
   try {
-    // The same migrations the service applies at start (a no-op when it already runs).
-    await runMigrations(sequelize, entry.migrationSets(), logger);
-    const admin = await entry.openAdmin({
-      ...config,
-      db: { ...config.db, url: database.url },
-      log: { level: 'warn' },
-    });
-    try {
-      return await use(admin);
-    } finally {
-      await admin.close();
-    }
-  } finally {
-    await sequelize.close();
-    await database.close();
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: cliOptions });
+  } catch {
+    return null; // a bad option: commands.ts reports it as before
   }
-}
-
-async function createUser(
-  entry: ServiceEntry,
-  options: { email?: string; password?: string; username?: string; role?: string; confirmed?: boolean },
-): Promise<void> {
-  if (!options.email || !options.password) throw new UsageError('users:create needs --email and --password');
-  const role = CLI_ROLES[(options.role ?? 'user').toLowerCase()];
-  if (!role) throw new UsageError(`--role must be administrator or moderator, not "${options.role}"`);
-  const { email, password } = options;
-  const created = await withAdmin(entry, (admin) =>
-    admin.createUser({
-      email,
-      password,
-      ...(options.username === undefined ? {} : { username: options.username }),
-      role,
-      confirmed: options.confirmed ?? false,
-    }),
-  );
-  out(created.userId);
-  if (created.confirmationToken) out(`not confirmed yet: confirmation token ${created.confirmationToken}`);
-  if (created.actorId) out(`profile "${options.username}" created (actor ${created.actorId})`);
-}
-
-/** Deliveries that exhausted their retries (or were refused for good), newest first. */
-async function listDeadLetters(entry: ServiceEntry, limit: number): Promise<void> {
-  const letters = await withAdmin(entry, (admin) => admin.federation.delivery.listDeadLetters({ limit }));
-  if (letters.length === 0) out('no dead letters');
-  for (const letter of letters) {
-    out(
-      [
-        letter.id,
-        letter.failedAt.toISOString(),
-        letter.inboxUrl,
-        letter.lastStatus === null ? '-' : String(letter.lastStatus),
-        `${letter.attempts} attempts`,
-        letter.activityId ?? '(no id)',
-        letter.lastError,
-      ].join('  '),
-    );
+  const [command] = parsed.positionals;
+  if (parsed.values.help || command === 'help' || command === undefined) {
+    process.stdout.write(`${usage}\n`);
+    return command === undefined && !parsed.values.help ? 2 : 0;
   }
-}
-
-const SEVERITIES: readonly DomainBlockSeverity[] = ['suspend', 'silence', 'noop'];
-
-async function blockDomain(
-  entry: ServiceEntry,
-  options: { domain?: string; severity?: string; 'reject-media'?: boolean },
-): Promise<void> {
-  if (!options.domain) throw new UsageError('domains:block needs --domain');
-  const severity = (options.severity ?? 'suspend') as DomainBlockSeverity;
-  if (!SEVERITIES.includes(severity)) throw new UsageError('--severity must be suspend, silence or noop');
-  const domain = options.domain;
-  await withAdmin(entry, (admin) =>
-    admin.federation.domainBlocks.block({ domain, severity, rejectMedia: options['reject-media'] ?? false }),
-  );
-  out(`${domain}: ${severity}${options['reject-media'] ? ', media rejected' : ''}`);
-}
-
-class UsageError extends Error {}
-
-function requiredService(name: string | undefined, command: string | undefined): ServiceEntry {
-  if (!name)
-    throw new UsageError(`${command ?? 'this command'} needs --service events or --service microblog`);
-  return findService(name);
-}
-
-function showConfig(entries: ServiceEntry[]): void {
-  const shown = Object.fromEntries(
-    entries.map((entry) => [entry.name, redactConfig(entry.loadConfig(serviceEnv(entry, processEnv())))]),
-  );
-  out(JSON.stringify(shown, null, 2));
-}
-
-export async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      service: { type: 'string' },
-      email: { type: 'string' },
-      password: { type: 'string' },
-      username: { type: 'string' },
-      role: { type: 'string' },
-      confirmed: { type: 'boolean' },
-      limit: { type: 'string' },
-      id: { type: 'string' },
-      domain: { type: 'string' },
-      severity: { type: 'string' },
-      'reject-media': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [command] = positionals;
-  switch (values.help ? 'help' : command) {
-    case 'migrate':
-      await migrate(chosenServices(values.service));
-      return 0;
-    case 'config:show':
-      showConfig(chosenServices(values.service));
-      return 0;
-    case 'users:create':
-      if (!values.service) throw new UsageError('users:create needs --service events or --service microblog');
-      await createUser(findService(values.service), values);
-      return 0;
-    case 'deliveries:dead': {
-      const limit = Number(values.limit ?? '20');
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-        throw new UsageError('--limit must be 1 to 1000');
-      await listDeadLetters(requiredService(values.service, command), limit);
-      return 0;
-    }
-    case 'deliveries:replay': {
-      const id = values.id;
-      if (!id) throw new UsageError('deliveries:replay needs --id');
-      await withAdmin(requiredService(values.service, command), (admin) =>
-        admin.federation.delivery.replayDeadLetter(id),
-      );
-      out(`dead letter ${id} queued again`);
-      return 0;
-    }
-    case 'domains:block':
-      await blockDomain(requiredService(values.service, command), values);
-      return 0;
-    case 'domains:unblock': {
-      const domain = values.domain;
-      if (!domain) throw new UsageError('domains:unblock needs --domain');
-      await withAdmin(requiredService(values.service, command), (admin) =>
-        admin.federation.domainBlocks.unblock(domain),
-      );
-      out(`${domain}: unblocked`);
-      return 0;
-    }
-    case 'help':
-    case undefined:
-      out(usage);
-      return command === undefined && !values.help ? 2 : 0;
-    default:
-      process.stderr.write(`Unknown command "${command}".\n\n${usage}\n`);
-      return 2;
+  if (!commandNames.has(command)) {
+    process.stderr.write(`Unknown command "${command}".\n\n${usage}\n`);
+    return 2;
   }
+  return null;
 }
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (error) {
-  // Usage mistakes and refused input (a taken e-mail, a short password) are the operator's to fix: no stack.
-  const known = error instanceof ConfigError || error instanceof UsageError || error instanceof AppError;
-  const detail =
-    error instanceof AppError && error.fields ? ` (${Object.values(error.fields).flat().join('; ')})` : '';
-  process.stderr.write(
-    `${known ? `${(error as Error).message}${detail}` : `Error: ${(error as Error).message}`}\n`,
-  );
-  process.exitCode = error instanceof UsageError ? 2 : 1;
-}
+const argv = process.argv.slice(2);
+process.exitCode = quickAnswer(argv) ?? (await (await import('./commands.js')).run(argv));

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import PgBoss from 'pg-boss';
+import { PgBoss, type JobWithMetadata, type SendOptions } from 'pg-boss';
 import pg from 'pg';
 import type { Role } from '../config/service.js';
 import type { Logger } from '../logger/logger.js';
+import { upgradePgBoss10Schema } from './pg-boss-10.upgrade.js';
 import type { Job, JobHandler, JobOptions, JobQueue } from './queue.port.js';
 
 export interface PgBossQueueOptions {
@@ -20,7 +21,7 @@ export interface PgBossQueueOptions {
   poolMax?: number;
 }
 
-// Retries with exponential backoff unless a job says otherwise: about 5-10 s, 10-20 s, … up to 80-160 s.
+// Each queue retries with exponential backoff unless a job says otherwise: about 5-10 s, 10-20 s, … up to 80-160 s.
 const DEFAULT_RETRY = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
 const DRAIN_POLL_MS = 50;
 const INTERNAL_QUEUE_PREFIX = '__pgboss__';
@@ -76,10 +77,6 @@ class PgBossQueue implements JobQueue {
       schema: this.schema,
       schedule: false,
       supervise: this.runsWorkers,
-      ...DEFAULT_RETRY,
-      ...(options.pollingIntervalSeconds === undefined
-        ? {}
-        : { pollingIntervalSeconds: options.pollingIntervalSeconds }),
     });
     this.boss.on('error', (err) => this.logger.error({ error: err.message }, 'job queue error'));
   }
@@ -87,8 +84,11 @@ class PgBossQueue implements JobQueue {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`Job queue cannot start: it is ${this.state}`);
     this.state = 'starting';
+    // pg-boss 11+ cannot migrate a pg-boss 10 schema itself: set it aside, install anew, carry its jobs over.
+    const upgrade = await upgradePgBoss10Schema(this.pool, this.schema, this.logger);
     await this.boss.start();
     this.state = 'started';
+    if (upgrade) await upgrade.moveJobs((name) => this.ensureQueue(name));
     for (const registration of this.registrations) await this.startWorkers(registration);
   }
 
@@ -97,7 +97,8 @@ class PgBossQueue implements JobQueue {
     const wasStarted = this.state !== 'new';
     this.state = 'stopped';
     if (wasStarted) {
-      await this.boss.stop({ graceful: true, wait: true, timeout: this.options.stopTimeoutMs ?? 10_000 });
+      // stop() resolves once running jobs have finished (or failed at the timeout).
+      await this.boss.stop({ graceful: true, timeout: this.options.stopTimeoutMs ?? 10_000 });
     }
     await this.pool.end();
   }
@@ -151,7 +152,6 @@ class PgBossQueue implements JobQueue {
     limit = 50,
   ): Promise<Array<{ id: string; data: unknown; error: string | null; failedAt: Date | null }>> {
     this.assertStarted('deadLetters');
-    // Failed jobs move to the archive table after a while; look in both.
     const { rows } = await this.pool.query<{
       id: string;
       data: unknown;
@@ -159,8 +159,6 @@ class PgBossQueue implements JobQueue {
       completed_on: Date | null;
     }>(
       `SELECT id, data, output, completed_on FROM ${this.schema}.job WHERE name = $1 AND state = 'failed'
-       UNION ALL
-       SELECT id, data, output, completed_on FROM ${this.schema}.archive WHERE name = $1 AND state = 'failed'
        ORDER BY completed_on DESC NULLS LAST
        LIMIT $2`,
       [name, limit],
@@ -181,7 +179,7 @@ class PgBossQueue implements JobQueue {
   private ensureQueue(name: string): Promise<void> {
     let created = this.createdQueues.get(name);
     if (!created) {
-      created = this.boss.createQueue(name);
+      created = this.boss.createQueue(name, DEFAULT_RETRY);
       // A failed creation is retried on the next call rather than cached.
       created.catch(() => this.createdQueues.delete(name));
       this.createdQueues.set(name, created);
@@ -194,7 +192,7 @@ class PgBossQueue implements JobQueue {
     name: string,
     data: object,
     key: string,
-    sendOptions: PgBoss.SendOptions,
+    sendOptions: SendOptions,
   ): Promise<string | null> {
     const client = await this.pool.connect();
     try {
@@ -231,10 +229,17 @@ class PgBossQueue implements JobQueue {
     // One pg-boss worker per slot: each fetches and runs one job at a time.
     for (let slot = 0; slot < concurrency; slot += 1) {
       const worker: LocalWorker = { id: '', busy: false };
-      worker.id = await this.boss.work<object>(
+      worker.id = await this.boss.work(
         name,
-        { includeMetadata: true, batchSize: 1 },
-        async ([job]) => {
+        {
+          includeMetadata: true,
+          batchSize: 1,
+          // pg-boss refuses the key when present, even as undefined.
+          ...(this.options.pollingIntervalSeconds === undefined
+            ? {}
+            : { pollingIntervalSeconds: this.options.pollingIntervalSeconds }),
+        },
+        async ([job]: JobWithMetadata<object>[]) => {
           if (!job) return;
           worker.busy = true;
           try {
@@ -251,7 +256,7 @@ class PgBossQueue implements JobQueue {
     }
   }
 
-  private async run(handler: JobHandler<object>, job: PgBoss.JobWithMetadata<object>): Promise<void> {
+  private async run(handler: JobHandler<object>, job: JobWithMetadata<object>): Promise<void> {
     const view: Job<object> = { id: job.id, name: job.name, data: job.data, retryCount: job.retryCount };
     try {
       await handler(view);
@@ -287,8 +292,8 @@ class PgBossQueue implements JobQueue {
   }
 }
 
-function toSendOptions(options: JobOptions): PgBoss.SendOptions {
-  const result: PgBoss.SendOptions = {};
+function toSendOptions(options: JobOptions): SendOptions {
+  const result: SendOptions = {};
   if (options.retryLimit !== undefined) result.retryLimit = options.retryLimit;
   if (options.retryDelaySeconds !== undefined) result.retryDelay = options.retryDelaySeconds;
   if (options.retryBackoff !== undefined) result.retryBackoff = options.retryBackoff;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import { createLogger, createPgBossQueue, type JobQueue } from '@agora/core';
 import { createSequelize, runMigrations, type Sequelize } from '@agora/db';
 import { withTestDatabase } from '@agora/db/testing';
@@ -55,7 +55,7 @@ describe('delivery when a worker process is killed', function () {
   after(async () => {
     child?.kill('SIGKILL');
     await Promise.all(queues.map((queue) => queue.stop()));
-    await supervisor?.stop({ graceful: false, wait: true });
+    await supervisor?.stop({ graceful: false });
     await inbox?.close();
     fetch?.close();
     await sequelize?.close();
@@ -117,7 +117,7 @@ describe('delivery when a worker process is killed', function () {
     const seenBeforeKill = new Set(inbox.hits.map((hit) => hit.activityId)).size;
     expect(seenBeforeKill).to.be.below(TOTAL);
 
-    // A second worker, and pg-boss maintenance (every 2 min in production; every second here) to expire the dead one's jobs.
+    // A second worker, and pg-boss supervision (every minute in production; every second here) to expire the dead one's jobs.
     supervisor = new PgBoss({
       connectionString: database.url,
       schema: SCHEMA,
@@ -125,6 +125,8 @@ describe('delivery when a worker process is killed', function () {
       schedule: false,
       migrate: false,
       maintenanceIntervalSeconds: 1,
+      superviseIntervalSeconds: 1,
+      monitorIntervalSeconds: 1,
     });
     supervisor.on('error', () => undefined);
     await supervisor.start();

@@ -181,14 +181,24 @@ function unwrapBareLinks(html: string): string {
 /**
  * Drops opening tags nested deeper than PARSE_DEPTH_LIMIT (and as many closing tags after them),
  * keeping all text. Only a speed guard: it may misjudge odd markup, and sanitize-html still decides
- * what is safe in whatever this returns.
+ * what is safe in whatever this returns. A link inside a link loses its tags too: htmlparser2 12
+ * closes the outer link there instead, which would push the rest of its text out of it.
  */
 function limitNesting(html: string): string {
   const open: string[] = [];
   let dropped = 0;
+  let innerLinks = 0;
   return html.replace(TAG_TOKEN, (token: string, closing: string, rawName: string, selfClosing: string) => {
     const name = rawName.toLowerCase();
     if (selfClosing || VOID_ELEMENTS.has(name)) return token;
+    if (name === 'a' && closing && innerLinks > 0) {
+      innerLinks -= 1;
+      return '';
+    }
+    if (name === 'a' && !closing && open.includes('a')) {
+      innerLinks += 1;
+      return '';
+    }
     if (closing) {
       if (dropped > 0) {
         dropped -= 1;
