@@ -23,10 +23,10 @@ import { homeRouter } from './http/home.js';
 import { refuseUnstorableBody, refuseUnstorableUrl } from './http/text-guard.js';
 import { migrationSets } from './migrations/index.js';
 import { accountConfirmationRouter, missingImagesRouter } from './modules/accounts/index.js';
-import { authorizePagesRouter } from './oauth/authorize/authorize.router.js';
-import { ensureWebApplication } from './oauth/authorize/web-app.js';
-import { bearerGuards } from './oauth/bearer.js';
-import { oauthRouter } from './oauth/oauth.router.js';
+import { authorizePagesRouter } from './modules/oauth/authorize/authorize.router.js';
+import { ensureWebApplication } from './modules/oauth/authorize/web-app.js';
+import { bearerGuards } from './modules/oauth/bearer.js';
+import { oauthRouter } from './modules/oauth/oauth.router.js';
 import { nodeInfoRouter } from './well-known/nodeinfo.js';
 
 export interface AppServer {

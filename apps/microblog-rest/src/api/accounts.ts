@@ -3,7 +3,7 @@ import type { RateLimiter, UserStore } from '@agora/auth';
 import { serializeAccount } from '../entities/account.js';
 import { methodNotAllowed } from '../http/errors.js';
 import type { AccountService } from '../modules/accounts/account.service.js';
-import { httpBasicGuard } from '../oauth/http-basic.js';
+import { httpBasicGuard } from '../modules/oauth/http-basic.js';
 
 /** The first API's GET /api/accounts/:id, signed in with HTTP basic (e-mail and password). */
 export function earlyAccountsRouter(

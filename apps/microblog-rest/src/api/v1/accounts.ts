@@ -11,8 +11,8 @@ import { credentialsPatch, registrationInput } from '../../modules/accounts/acco
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import { validationCode } from '../../modules/accounts/account-validation.js';
 import { profileImagesParser, uploadsOf } from '../../modules/media/index.js';
-import { authOf, type BearerGuards } from '../../oauth/bearer.js';
-import { multipartFields } from '../../oauth/multipart-fields.js';
+import { authOf, type BearerGuards } from '../../modules/oauth/bearer.js';
+import { multipartFields } from '../../modules/oauth/multipart-fields.js';
 
 export interface AccountsRouterDeps {
   accounts: AccountService;

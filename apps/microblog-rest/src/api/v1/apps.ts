@@ -2,9 +2,9 @@ import { Router } from 'express';
 import { serializeApplication, serializeCredentialApplication } from '../../entities/application.js';
 import { methodNotAllowed } from '../../http/errors.js';
 import { mountHotRead, type HotRead } from '../../http/hot-reads.js';
-import type { BearerGuards } from '../../oauth/bearer.js';
-import { multipartFields } from '../../oauth/multipart-fields.js';
-import type { OAuthService } from '../../oauth/oauth.service.js';
+import type { BearerGuards } from '../../modules/oauth/bearer.js';
+import { multipartFields } from '../../modules/oauth/multipart-fields.js';
+import type { OAuthService } from '../../modules/oauth/oauth.service.js';
 
 /** POST /api/v1/apps (public) and GET /api/v1/apps/verify_credentials (any valid token). */
 export function appsRouter(oauth: OAuthService, guards: BearerGuards, bodyLimitBytes: number): Router {

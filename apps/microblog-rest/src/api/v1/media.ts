@@ -13,7 +13,7 @@ import {
   PROCESSING_FAILED,
   type MediaAttachmentService,
 } from '../../modules/media/index.js';
-import { authOf, type BearerGuards } from '../../oauth/bearer.js';
+import { authOf, type BearerGuards } from '../../modules/oauth/bearer.js';
 
 export interface MediaRouterDeps {
   media: MediaAttachmentService;

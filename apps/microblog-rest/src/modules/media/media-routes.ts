@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { MICROBLOG_POLICIES, rateLimit, userSubject, type RateLimiter } from '@agora/auth';
 import type { MediaLimits } from '@agora/media';
-import { authOf } from '../../oauth/bearer.js';
+import { authOf } from '../oauth/bearer.js';
 import type { MediaPatch, MediaUpload } from './media-attachment.service.js';
 import { multipartUpload, uploadsOf } from './multipart-upload.js';
 

@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { GRANULAR_SCOPES, TOP_LEVEL_SCOPES, type RateLimiter } from '@agora/auth';
-import { serializeToken } from '../entities/token.js';
-import { methodNotAllowed } from '../http/errors.js';
+import { serializeToken } from '../../entities/token.js';
+import { methodNotAllowed } from '../../http/errors.js';
 import { loginLimitChecks } from './login-limits.js';
 import { multipartFields } from './multipart-fields.js';
 import { OAuthError } from './oauth-error.js';
