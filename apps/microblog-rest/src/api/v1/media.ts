@@ -1,13 +1,16 @@
 import { Router, type Response } from 'express';
+import { z } from 'zod';
 import type { RateLimiter } from '@agora/auth';
 import { BadInput } from '@agora/core';
 import type { MediaLimits } from '@agora/media';
 import { serializeMediaAttachment } from '../../entities/media-attachment.js';
 import { methodNotAllowed } from '../../http/errors.js';
+import { pathParam, validated } from '../../http/request-schema.js';
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import {
-  mediaPatchParams,
-  mediaUploadParams,
+  mediaPatch,
+  mediaTextParams,
+  mediaUpload,
   mediaUploadParser,
   mediaUploadRateLimit,
   PROCESSING_FAILED,
@@ -25,6 +28,8 @@ export interface MediaRouterDeps {
   incomingDir: string;
 }
 
+const byId = { params: z.object({ id: pathParam }) };
+
 /**
  * Mastodon's /api/v1/media: a synchronous upload (200 once stored), and the owner's unattached
  * uploads by id: GET (206 while processing), PUT (description, focus, thumbnail), DELETE.
@@ -37,37 +42,47 @@ export function mediaV1Router(deps: MediaRouterDeps): Router {
 
   router
     .route('/api/v1/media')
-    .post(guards.requireUser('write:media'), ...upload, async (req, res) => {
-      const account = await accounts.activeAccount(userOf(res));
-      const created = await media.create(account.id, mediaUploadParams(req), { background: false });
-      res.json(serializeMediaAttachment(created, urlOf));
-    })
+    .post(
+      guards.requireUser('write:media'),
+      ...upload,
+      validated({ body: mediaTextParams }, async ({ body }, res) => {
+        const account = await accounts.activeAccount(userOf(res));
+        const created = await media.create(account.id, mediaUpload(body, res), { background: false });
+        res.json(serializeMediaAttachment(created, urlOf));
+      }),
+    )
     .all(methodNotAllowed(['POST']));
 
   router
     .route('/api/v1/media/:id')
-    .get(guards.requireUser('write:media', 'read'), async (req, res) => {
-      const account = await accounts.activeAccount(userOf(res));
-      const found = await media.findOwn(account.id, req.params.id);
-      if (found.processing === 'failed') throw new BadInput(PROCESSING_FAILED);
-      res.status(found.processing === 'complete' ? 200 : 206).json(serializeMediaAttachment(found, urlOf));
-    })
+    .get(
+      guards.requireUser('write:media', 'read'),
+      validated(byId, async ({ params }, res) => {
+        const account = await accounts.activeAccount(userOf(res));
+        const found = await media.findOwn(account.id, params.id);
+        if (found.processing === 'failed') throw new BadInput(PROCESSING_FAILED);
+        res.status(found.processing === 'complete' ? 200 : 206).json(serializeMediaAttachment(found, urlOf));
+      }),
+    )
     .put(
       guards.requireUser('write:media'),
       mediaUploadParser(deps.limits, deps.incomingDir),
-      async (req, res) => {
+      validated({ ...byId, body: mediaTextParams }, async ({ params, body }, res) => {
         const account = await accounts.activeAccount(userOf(res));
-        const updated = await media.update(account.id, req.params.id, mediaPatchParams(req));
+        const updated = await media.update(account.id, params.id, mediaPatch(body, res));
         res
           .status(updated.processing === 'complete' ? 200 : 206)
           .json(serializeMediaAttachment(updated, urlOf));
-      },
+      }),
     )
-    .delete(guards.requireUser('write:media'), async (req, res) => {
-      const account = await accounts.activeAccount(userOf(res));
-      await media.remove(account.id, req.params.id);
-      res.json({});
-    })
+    .delete(
+      guards.requireUser('write:media'),
+      validated(byId, async ({ params }, res) => {
+        const account = await accounts.activeAccount(userOf(res));
+        await media.remove(account.id, params.id);
+        res.json({});
+      }),
+    )
     .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
 
   return router;

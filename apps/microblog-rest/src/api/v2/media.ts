@@ -1,7 +1,13 @@
 import { Router } from 'express';
 import { serializeMediaAttachment } from '../../entities/media-attachment.js';
 import { methodNotAllowed } from '../../http/errors.js';
-import { mediaUploadParams, mediaUploadParser, mediaUploadRateLimit } from '../../modules/media/index.js';
+import { validated } from '../../http/request-schema.js';
+import {
+  mediaTextParams,
+  mediaUpload,
+  mediaUploadParser,
+  mediaUploadRateLimit,
+} from '../../modules/media/index.js';
 import { userOf, type MediaRouterDeps } from '../v1/media.js';
 
 /**
@@ -17,13 +23,13 @@ export function mediaV2Router(deps: MediaRouterDeps): Router {
       guards.requireUser('write:media'),
       mediaUploadRateLimit(deps.limiter),
       mediaUploadParser(deps.limits, deps.incomingDir),
-      async (req, res) => {
+      validated({ body: mediaTextParams }, async ({ body }, res) => {
         const account = await accounts.activeAccount(userOf(res));
-        const created = await media.create(account.id, mediaUploadParams(req), { background: true });
+        const created = await media.create(account.id, mediaUpload(body, res), { background: true });
         res
           .status(created.processing === 'complete' ? 200 : 202)
           .json(serializeMediaAttachment(created, (key) => media.urlOf(key)));
-      },
+      }),
     )
     .all(methodNotAllowed(['POST']));
   return router;

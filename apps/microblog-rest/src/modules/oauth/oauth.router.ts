@@ -1,22 +1,46 @@
 import { Router, type Request, type RequestHandler } from 'express';
+import { z } from 'zod';
 import { GRANULAR_SCOPES, TOP_LEVEL_SCOPES, type RateLimiter } from '@agora/auth';
 import { serializeToken } from '../../entities/token.js';
 import { methodNotAllowed } from '../../http/errors.js';
+import { issueField, paramsObject, validated } from '../../http/request-schema.js';
 import { loginLimitChecks } from './login-limits.js';
 import { multipartFields } from './multipart-fields.js';
 import { OAuthError } from './oauth-error.js';
 import type { ClientCredentials, OAuthService } from './oauth.service.js';
 
 /** One string parameter of a token request body; repeated or nested values are malformed. */
-function param(req: Request, name: string): string | undefined {
-  const value = (req.body as Record<string, unknown> | undefined)?.[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new OAuthError('invalid_request', `Invalid parameter: ${name}.`);
-  return value;
-}
+const param = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? undefined)
+  .optional();
+
+/** The client's own parameters, in the body when it does not use HTTP Basic. */
+const clientParams = { client_id: param, client_secret: param };
+
+const tokenParams = paramsObject({
+  grant_type: param,
+  ...clientParams,
+  scope: param,
+  code: param,
+  redirect_uri: param,
+  code_verifier: param,
+  username: param,
+  password: param,
+});
+
+const revokeParams = paramsObject({ ...clientParams, token: param });
+
+/** A schema failure in OAuth's own format (RFC 6749 §5.2), naming the first bad parameter. */
+const invalidParameter = (error: z.ZodError) =>
+  new OAuthError('invalid_request', `Invalid parameter: ${issueField(error.issues[0]?.path ?? [])}.`);
 
 /** Client credentials from HTTP Basic (RFC 6749 §2.3.1) or the body; using both is refused. */
-function clientCredentials(req: Request): ClientCredentials {
+function clientCredentials(
+  req: Request,
+  body: { client_id?: string | undefined; client_secret?: string | undefined },
+): ClientCredentials {
   const header = req.headers.authorization;
   const basic = header === undefined ? null : /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
   if (header !== undefined && !basic) {
@@ -25,8 +49,8 @@ function clientCredentials(req: Request): ClientCredentials {
       'Client authentication failed: unsupported authentication method.',
     );
   }
-  const bodyId = param(req, 'client_id');
-  const bodySecret = param(req, 'client_secret');
+  const bodyId = body.client_id;
+  const bodySecret = body.client_secret;
   if (!basic) return { clientId: bodyId, clientSecret: bodySecret };
   if (bodySecret !== undefined) {
     throw new OAuthError('invalid_request', 'Use one client authentication method, not several.');
@@ -70,32 +94,47 @@ export function oauthRouter(
 
   router
     .route('/oauth/token')
-    .post(noStore, ...multipart, async (req, res) => {
-      const grantType = param(req, 'grant_type');
-      if (grantType === 'password') {
-        // A password guess is a login: the reference's login throttles (per IP and per e-mail) apply.
-        await limiter.enforce(loginLimitChecks(req.ip, param(req, 'username')), { ip: req.ip });
-      }
-      const token = await oauth.token({
-        ...clientCredentials(req),
-        grantType,
-        scope: param(req, 'scope'),
-        code: param(req, 'code'),
-        redirectUri: param(req, 'redirect_uri'),
-        codeVerifier: param(req, 'code_verifier'),
-        username: param(req, 'username'),
-        password: param(req, 'password'),
-      });
-      res.json(serializeToken(token));
-    })
+    .post(
+      noStore,
+      ...multipart,
+      validated(
+        { body: tokenParams },
+        async ({ body }, res, req) => {
+          if (body.grant_type === 'password') {
+            // A password guess is a login: the reference's login throttles (per IP and per e-mail) apply.
+            await limiter.enforce(loginLimitChecks(req.ip, body.username), { ip: req.ip });
+          }
+          const token = await oauth.token({
+            ...clientCredentials(req, body),
+            grantType: body.grant_type,
+            scope: body.scope,
+            code: body.code,
+            redirectUri: body.redirect_uri,
+            codeVerifier: body.code_verifier,
+            username: body.username,
+            password: body.password,
+          });
+          res.json(serializeToken(token));
+        },
+        invalidParameter,
+      ),
+    )
     .all(methodNotAllowed(['POST']));
 
   router
     .route('/oauth/revoke')
-    .post(noStore, ...multipart, async (req, res) => {
-      await oauth.revoke(clientCredentials(req), param(req, 'token'));
-      res.json({});
-    })
+    .post(
+      noStore,
+      ...multipart,
+      validated(
+        { body: revokeParams },
+        async ({ body }, res, req) => {
+          await oauth.revoke(clientCredentials(req, body), body.token);
+          res.json({});
+        },
+        invalidParameter,
+      ),
+    )
     .all(methodNotAllowed(['POST']));
 
   router
