@@ -4,8 +4,9 @@ import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
-import { accountsRouter, verifyAccountCredentials } from './api/v1/accounts.js';
-import { appsRouter, verifyAppCredentials } from './api/v1/apps.js';
+import { hotReads } from './api/hot-reads.js';
+import { accountsRouter } from './api/v1/accounts.js';
+import { appsRouter } from './api/v1/apps.js';
 import { instanceV1Router } from './api/v1/instance.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
@@ -143,7 +144,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.instanceDocuments.refresh();
       const server = createHttpServer(
         withFastLane(app, {
-          reads: [verifyAppCredentials, verifyAccountCredentials(ctx.accounts, config.http.publicUrl)],
+          reads: hotReads(ctx),
           oauth: ctx.oauth,
           limiter: ctx.rateLimiter,
           logger,
