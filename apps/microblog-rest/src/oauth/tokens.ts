@@ -1,13 +1,13 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { GRANULAR_SCOPES, TOP_LEVEL_SCOPES, type RateLimiter } from '@agora/auth';
-import { serializeToken } from '../../entities/token.js';
-import { methodNotAllowed } from '../../http/errors.js';
-import { issueField, paramsObject, validated } from '../../http/request-schema.js';
-import { loginLimitChecks } from './login-limits.js';
-import { multipartFields } from './multipart-fields.js';
-import { OAuthError } from './oauth-error.js';
-import type { ClientCredentials, OAuthService } from './oauth.service.js';
+import type { RateLimiter } from '@agora/auth';
+import { serializeToken } from '../entities/token.js';
+import { methodNotAllowed } from '../http/errors.js';
+import { issueField, paramsObject, validated } from '../http/request-schema.js';
+import { loginLimitChecks } from '../modules/oauth/login-limits.js';
+import { multipartFields } from '../modules/oauth/multipart-fields.js';
+import { OAuthError } from '../modules/oauth/oauth-error.js';
+import type { ClientCredentials, OAuthService } from '../modules/oauth/oauth.service.js';
 
 /** One string parameter of a token request body; repeated or nested values are malformed. */
 const param = z
@@ -76,13 +76,8 @@ function clientCredentials(
   return { clientId, clientSecret: decode(decoded.slice(colon + 1)) };
 }
 
-/** POST /oauth/token, POST /oauth/revoke and the RFC 8414 metadata document. */
-export function oauthRouter(
-  oauth: OAuthService,
-  limiter: RateLimiter,
-  publicUrl: string,
-  bodyLimitBytes: number,
-): Router {
+/** POST /oauth/token and POST /oauth/revoke (Mastodon's Oauth::TokensController). */
+export function oauthTokensRouter(oauth: OAuthService, limiter: RateLimiter, bodyLimitBytes: number): Router {
   const router = Router();
   const multipart = multipartFields(bodyLimitBytes);
   // RFC 6749 §5.1: token responses must not be cached.
@@ -137,26 +132,5 @@ export function oauthRouter(
     )
     .all(methodNotAllowed(['POST']));
 
-  router
-    .route('/.well-known/oauth-authorization-server')
-    .get((_req, res) => {
-      res.json({
-        issuer: `${publicUrl}/`,
-        authorization_endpoint: `${publicUrl}/oauth/authorize`,
-        token_endpoint: `${publicUrl}/oauth/token`,
-        revocation_endpoint: `${publicUrl}/oauth/revoke`,
-        app_registration_endpoint: `${publicUrl}/api/v1/apps`,
-        scopes_supported: [...TOP_LEVEL_SCOPES, ...GRANULAR_SCOPES],
-        response_types_supported: ['code'],
-        grant_types_supported: [
-          'authorization_code',
-          'client_credentials',
-          ...(oauth.passwordGrantEnabled ? ['password'] : []),
-        ],
-        code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      });
-    })
-    .all(methodNotAllowed(['GET']));
   return router;
 }

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { ipSubject, MICROBLOG_POLICIES, rateLimit, type RateLimiter } from '@agora/auth';
 import { isAppError } from '@agora/core';
-import { optionalText, paramsObject, validated } from '../../http/request-schema.js';
-import type { AccountService } from './account.service.js';
+import { optionalText, paramsObject, validated } from '../http/request-schema.js';
+import type { AccountService } from '../modules/accounts/account.service.js';
 
 /** A minimal page: this link is opened in a browser, not by an API client. */
 function page(status: string, message: string): string {

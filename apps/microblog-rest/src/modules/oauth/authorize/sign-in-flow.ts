@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import {
   parseScopes,
   scopesWithin,
@@ -157,12 +157,15 @@ function formActionSource(redirectUri: string): string {
   return ` ${url.protocol}`;
 }
 
+/** The handlers of the sign-in pages, mounted by `src/oauth/authorize.ts` and `src/auth/sessions.ts`. */
+export type SignInFlow = ReturnType<typeof signInFlow>;
+
 /**
- * GET/POST /oauth/authorize, the sign-in and two-factor forms (/auth/sign_in, /auth/two_factor) and
- * /auth/sign_out: server-rendered pages, CSRF-protected, framed by nobody.
+ * The browser's way to an authorization code: GET/POST /oauth/authorize, the sign-in and two-factor
+ * forms (/auth/sign_in, /auth/two_factor) and /auth/sign_out, which share cookies, CSRF tokens and
+ * page framing. Server-rendered pages, CSRF-protected, framed by nobody.
  */
-export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
-  const router = Router();
+export function signInFlow(deps: AuthorizePagesDeps) {
   const secure = deps.publicUrl.startsWith('https:');
   const sessionCookie = secure ? '__Host-agora_session' : 'agora_session';
   const csrfCookie = secure ? '__Host-agora_csrf' : 'agora_csrf';
@@ -352,119 +355,109 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
     await deps.limiter.enforce(loginLimitChecks(req.ip, email), { ip: req.ip });
   }
 
-  router.get(
-    '/oauth/authorize',
-    page(async (req, res) => {
-      const request = await checked(res, req.query);
-      if (!request) return;
-      const session = truthy(stringParam(req.query, 'force_login')) ? null : await currentSession(req);
-      if (!session) {
-        showSignIn(req, res, request);
-        return;
-      }
-      // The web frontend's own app never asks its users to approve it.
-      if (request.application.superapp) {
-        await grant(res, request, session.userId);
-        return;
-      }
-      const user = await deps.users.findById(session.userId);
-      const f = frame(req, res, readCookies(req).get(sessionCookie));
-      const html = approvalPage(f, {
-        params: request.params,
-        application: request.application,
-        scopes: request.scopes,
-        email: user?.email ?? '',
-      });
-      send(res, 200, html, f.nonce, request.redirectUri);
-    }),
-  );
+  /** GET /oauth/authorize: the sign-in page, or the approval page of a signed-in browser. */
+  const authorizationPage = page(async (req, res) => {
+    const request = await checked(res, req.query);
+    if (!request) return;
+    const session = truthy(stringParam(req.query, 'force_login')) ? null : await currentSession(req);
+    if (!session) {
+      showSignIn(req, res, request);
+      return;
+    }
+    // The web frontend's own app never asks its users to approve it.
+    if (request.application.superapp) {
+      await grant(res, request, session.userId);
+      return;
+    }
+    const user = await deps.users.findById(session.userId);
+    const f = frame(req, res, readCookies(req).get(sessionCookie));
+    const html = approvalPage(f, {
+      params: request.params,
+      application: request.application,
+      scopes: request.scopes,
+      email: user?.email ?? '',
+    });
+    send(res, 200, html, f.nonce, request.redirectUri);
+  });
 
-  router.post(
-    '/oauth/authorize',
-    form(async (req, res) => {
-      const request = await checked(res, req.body);
-      if (!request) return;
-      const session = await currentSession(req);
-      if (!session) {
-        showSignIn(req, res, request, 401, 'Your session has ended. Please log in again.');
-        return;
-      }
-      const decision = stringParam(req.body, 'decision');
-      if (decision === 'approve') {
-        await grant(res, request, session.userId);
-        return;
-      }
-      if (request.redirectUri === OOB_REDIRECT_URI) {
-        message(res, 200, 'Authorization denied', 'You denied this application access to your account.');
-        return;
-      }
-      redirect(
-        res,
-        redirectWith(request.redirectUri, {
-          error: 'access_denied',
-          error_description: 'The resource owner or authorization server denied the request.',
-          state: request.state,
-        }),
-      );
-    }),
-  );
+  /** POST /oauth/authorize: the browser's decision on the approval page. */
+  const decision = form(async (req, res) => {
+    const request = await checked(res, req.body);
+    if (!request) return;
+    const session = await currentSession(req);
+    if (!session) {
+      showSignIn(req, res, request, 401, 'Your session has ended. Please log in again.');
+      return;
+    }
+    const decision = stringParam(req.body, 'decision');
+    if (decision === 'approve') {
+      await grant(res, request, session.userId);
+      return;
+    }
+    if (request.redirectUri === OOB_REDIRECT_URI) {
+      message(res, 200, 'Authorization denied', 'You denied this application access to your account.');
+      return;
+    }
+    redirect(
+      res,
+      redirectWith(request.redirectUri, {
+        error: 'access_denied',
+        error_description: 'The resource owner or authorization server denied the request.',
+        state: request.state,
+      }),
+    );
+  });
 
-  router.post(
-    '/auth/sign_in',
-    form(async (req, res) => {
-      const request = await checked(res, req.body);
-      if (!request) return;
-      const email = (stringParam(req.body, 'email') ?? '').trim();
-      const password = stringParam(req.body, 'password') ?? '';
-      await enforceLoginLimits(req, email);
-      let user: User;
-      try {
-        user = await deps.users.authenticate(email, password);
-      } catch (error) {
-        // Unknown e-mail, unconfirmed account and wrong password read the same.
-        if (!isAppError(error) || error.status >= 500) throw error;
-        showSignIn(req, res, request, 401, INVALID_CREDENTIALS, email);
-        return;
-      }
-      if (await deps.twoFactor.isEnabled(user.id)) {
-        setCookie(res, pendingCookie, pendingValue(user.id), { secure, maxAge: PENDING_SIGN_IN_SECONDS });
-        showTwoFactor(req, res, request);
-        return;
-      }
-      await signIn(req, res, user, request);
-    }),
-  );
+  /** POST /auth/sign_in: the password step (then the second factor, when the user has one). */
+  const signInForm = form(async (req, res) => {
+    const request = await checked(res, req.body);
+    if (!request) return;
+    const email = (stringParam(req.body, 'email') ?? '').trim();
+    const password = stringParam(req.body, 'password') ?? '';
+    await enforceLoginLimits(req, email);
+    let user: User;
+    try {
+      user = await deps.users.authenticate(email, password);
+    } catch (error) {
+      // Unknown e-mail, unconfirmed account and wrong password read the same.
+      if (!isAppError(error) || error.status >= 500) throw error;
+      showSignIn(req, res, request, 401, INVALID_CREDENTIALS, email);
+      return;
+    }
+    if (await deps.twoFactor.isEnabled(user.id)) {
+      setCookie(res, pendingCookie, pendingValue(user.id), { secure, maxAge: PENDING_SIGN_IN_SECONDS });
+      showTwoFactor(req, res, request);
+      return;
+    }
+    await signIn(req, res, user, request);
+  });
 
-  router.post(
-    '/auth/two_factor',
-    form(async (req, res) => {
-      const request = await checked(res, req.body);
-      if (!request) return;
-      const userId = pendingUserId(req);
-      const user = userId === undefined ? null : await deps.users.findById(userId);
-      if (!user) {
-        showSignIn(req, res, request, 401, 'Your sign-in has expired. Please log in again.');
-        return;
-      }
-      await enforceLoginLimits(req, user.email);
-      if (!(await deps.twoFactor.verify(user.id, stringParam(req.body, 'otp_attempt') ?? ''))) {
-        showTwoFactor(req, res, request, 401, INVALID_OTP);
-        return;
-      }
-      setCookie(res, pendingCookie, '', { secure, maxAge: 0 });
-      await signIn(req, res, user, request);
-    }),
-  );
+  /** POST /auth/two_factor: the second factor of a sign-in that passed the password step. */
+  const twoFactorForm = form(async (req, res) => {
+    const request = await checked(res, req.body);
+    if (!request) return;
+    const userId = pendingUserId(req);
+    const user = userId === undefined ? null : await deps.users.findById(userId);
+    if (!user) {
+      showSignIn(req, res, request, 401, 'Your sign-in has expired. Please log in again.');
+      return;
+    }
+    await enforceLoginLimits(req, user.email);
+    if (!(await deps.twoFactor.verify(user.id, stringParam(req.body, 'otp_attempt') ?? ''))) {
+      showTwoFactor(req, res, request, 401, INVALID_OTP);
+      return;
+    }
+    setCookie(res, pendingCookie, '', { secure, maxAge: 0 });
+    await signIn(req, res, user, request);
+  });
 
-  router.post(
-    '/auth/sign_out',
-    form(async (req, res) => {
-      await deps.sessions.deactivate(readCookies(req).get(sessionCookie));
-      setCookie(res, sessionCookie, '', { secure, maxAge: 0 });
-      const nonce = randomBytes(16).toString('base64');
-      send(res, 200, signedOutPage({ instanceTitle: deps.instanceTitle, nonce }), nonce);
-    }),
-  );
+  /** POST /auth/sign_out: ends the browser's session. */
+  const signOutForm = form(async (req, res) => {
+    await deps.sessions.deactivate(readCookies(req).get(sessionCookie));
+    setCookie(res, sessionCookie, '', { secure, maxAge: 0 });
+    const nonce = randomBytes(16).toString('base64');
+    send(res, 200, signedOutPage({ instanceTitle: deps.instanceTitle, nonce }), nonce);
+  });
 
-  return router;
+  return { authorizationPage, decision, signInForm, twoFactorForm, signOutForm };
 }
