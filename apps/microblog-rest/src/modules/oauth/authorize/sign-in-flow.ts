@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
+import type { z } from 'zod';
 import {
   parseScopes,
   scopesWithin,
@@ -9,6 +10,7 @@ import {
   type UserStore,
 } from '@agora/auth';
 import { isAppError, RateLimited, type Logger } from '@agora/core';
+import { optionalText, paramsObject, parseInput } from '../../../http/request-schema.js';
 import { readCookies, setCookie } from '../../sessions/cookies.js';
 import { hmac, sameString } from '../../sessions/keys.js';
 import type { SessionActivation, SessionActivations } from '../../sessions/session-activations.js';
@@ -44,15 +46,38 @@ export interface AuthorizePagesDeps {
   keys: { csrf: Buffer; pendingSignIn: Buffer };
 }
 
-const CARRIED = [
-  'response_type',
-  'client_id',
-  'redirect_uri',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-];
+// The authorization request's parameters, carried from page to page; wrong types count as absent.
+const AUTHORIZATION = {
+  response_type: optionalText,
+  client_id: optionalText,
+  redirect_uri: optionalText,
+  scope: optionalText,
+  state: optionalText,
+  code_challenge: optionalText,
+  code_challenge_method: optionalText,
+};
+const CARRIED = Object.keys(AUTHORIZATION) as Array<keyof typeof AUTHORIZATION>;
+type AuthorizationParams = z.output<z.ZodObject<typeof AUTHORIZATION>>;
+
+// What each page reads: these pages answer HTML, so a schema here never fails.
+const authorizeQuery = paramsObject({ ...AUTHORIZATION, force_login: optionalText });
+const decisionForm = paramsObject({
+  ...AUTHORIZATION,
+  authenticity_token: optionalText,
+  decision: optionalText,
+});
+const signInFormParams = paramsObject({
+  ...AUTHORIZATION,
+  authenticity_token: optionalText,
+  email: optionalText,
+  password: optionalText,
+});
+const twoFactorFormParams = paramsObject({
+  ...AUTHORIZATION,
+  authenticity_token: optionalText,
+  otp_attempt: optionalText,
+});
+const signOutFormParams = paramsObject({ authenticity_token: optionalText });
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 // Between the password and the second factor: long enough to open the app, short enough to go stale.
 const PENDING_SIGN_IN_SECONDS = 5 * 60;
@@ -77,12 +102,6 @@ type Checked =
   | { kind: 'page'; message: string }
   | { kind: 'redirect'; location: string; application: OAuthApplication; redirectUri: string };
 
-/** One string parameter; repeated or nested values count as absent. */
-function stringParam(source: unknown, name: string): string | undefined {
-  const value = (source as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
 function truthy(value: string | undefined): boolean {
   return value === 'true' || value === '1' || value === 'yes';
 }
@@ -96,8 +115,8 @@ function redirectWith(redirectUri: string, params: Record<string, string | undef
 }
 
 /** Validates an authorization request in RFC 6749 order: client and redirect URI first, then the rest. */
-async function checkRequest(oauth: OAuthService, source: unknown): Promise<Checked> {
-  const get = (name: string) => stringParam(source, name);
+async function checkRequest(oauth: OAuthService, source: AuthorizationParams): Promise<Checked> {
+  const get = (name: keyof AuthorizationParams) => source[name];
   const clientId = get('client_id');
   const application = clientId ? await oauth.applicationByClientId(clientId) : null;
   if (!application) {
@@ -188,10 +207,9 @@ export function signInFlow(deps: AuthorizePagesDeps) {
   }
 
   /** True when the form's token belongs to this browser and session. */
-  function csrfValid(req: Request): boolean {
+  function csrfValid(req: Request, given: string | undefined): boolean {
     const cookies = readCookies(req);
     const secret = cookies.get(csrfCookie);
-    const given = stringParam(req.body, 'authenticity_token');
     if (secret === undefined || given === undefined) return false;
     const expected = hmac(deps.keys.csrf, `${secret}|${cookies.get(sessionCookie) ?? ''}`);
     return sameString(given, expected);
@@ -229,9 +247,13 @@ export function signInFlow(deps: AuthorizePagesDeps) {
   }
 
   /** A page handler for a form post: refused with 403 unless it carries this browser's CSRF token. */
-  function form(handler: (req: Request, res: Response) => Promise<void>) {
+  function form<T extends z.ZodType<{ authenticity_token?: string | undefined }>>(
+    schema: T,
+    handler: (body: z.output<T>, req: Request, res: Response) => Promise<void>,
+  ) {
     return page(async (req, res) => {
-      if (!csrfValid(req)) {
+      const body = parseInput(schema, req.body ?? {});
+      if (!csrfValid(req, body.authenticity_token)) {
         message(
           res,
           403,
@@ -240,7 +262,7 @@ export function signInFlow(deps: AuthorizePagesDeps) {
         );
         return;
       }
-      await handler(req, res);
+      await handler(body, req, res);
     });
   }
 
@@ -263,7 +285,10 @@ export function signInFlow(deps: AuthorizePagesDeps) {
   }
 
   /** The checked request, or the response already sent (error page or error redirect). */
-  async function checked(res: Response, source: unknown): Promise<AuthorizationRequest | undefined> {
+  async function checked(
+    res: Response,
+    source: AuthorizationParams,
+  ): Promise<AuthorizationRequest | undefined> {
     const result = await checkRequest(deps.oauth, source);
     if (result.kind === 'ok') return result.request;
     if (result.kind === 'redirect') redirect(res, result.location);
@@ -357,9 +382,10 @@ export function signInFlow(deps: AuthorizePagesDeps) {
 
   /** GET /oauth/authorize: the sign-in page, or the approval page of a signed-in browser. */
   const authorizationPage = page(async (req, res) => {
-    const request = await checked(res, req.query);
+    const query = parseInput(authorizeQuery, req.query);
+    const request = await checked(res, query);
     if (!request) return;
-    const session = truthy(stringParam(req.query, 'force_login')) ? null : await currentSession(req);
+    const session = truthy(query.force_login) ? null : await currentSession(req);
     if (!session) {
       showSignIn(req, res, request);
       return;
@@ -381,15 +407,15 @@ export function signInFlow(deps: AuthorizePagesDeps) {
   });
 
   /** POST /oauth/authorize: the browser's decision on the approval page. */
-  const decision = form(async (req, res) => {
-    const request = await checked(res, req.body);
+  const decision = form(decisionForm, async (body, req, res) => {
+    const request = await checked(res, body);
     if (!request) return;
     const session = await currentSession(req);
     if (!session) {
       showSignIn(req, res, request, 401, 'Your session has ended. Please log in again.');
       return;
     }
-    const decision = stringParam(req.body, 'decision');
+    const decision = body.decision;
     if (decision === 'approve') {
       await grant(res, request, session.userId);
       return;
@@ -409,11 +435,11 @@ export function signInFlow(deps: AuthorizePagesDeps) {
   });
 
   /** POST /auth/sign_in: the password step (then the second factor, when the user has one). */
-  const signInForm = form(async (req, res) => {
-    const request = await checked(res, req.body);
+  const signInForm = form(signInFormParams, async (body, req, res) => {
+    const request = await checked(res, body);
     if (!request) return;
-    const email = (stringParam(req.body, 'email') ?? '').trim();
-    const password = stringParam(req.body, 'password') ?? '';
+    const email = (body.email ?? '').trim();
+    const password = body.password ?? '';
     await enforceLoginLimits(req, email);
     let user: User;
     try {
@@ -433,8 +459,8 @@ export function signInFlow(deps: AuthorizePagesDeps) {
   });
 
   /** POST /auth/two_factor: the second factor of a sign-in that passed the password step. */
-  const twoFactorForm = form(async (req, res) => {
-    const request = await checked(res, req.body);
+  const twoFactorForm = form(twoFactorFormParams, async (body, req, res) => {
+    const request = await checked(res, body);
     if (!request) return;
     const userId = pendingUserId(req);
     const user = userId === undefined ? null : await deps.users.findById(userId);
@@ -443,7 +469,7 @@ export function signInFlow(deps: AuthorizePagesDeps) {
       return;
     }
     await enforceLoginLimits(req, user.email);
-    if (!(await deps.twoFactor.verify(user.id, stringParam(req.body, 'otp_attempt') ?? ''))) {
+    if (!(await deps.twoFactor.verify(user.id, body.otp_attempt ?? ''))) {
       showTwoFactor(req, res, request, 401, INVALID_OTP);
       return;
     }
@@ -452,7 +478,7 @@ export function signInFlow(deps: AuthorizePagesDeps) {
   });
 
   /** POST /auth/sign_out: ends the browser's session. */
-  const signOutForm = form(async (req, res) => {
+  const signOutForm = form(signOutFormParams, async (_body, req, res) => {
     await deps.sessions.deactivate(readCookies(req).get(sessionCookie));
     setCookie(res, sessionCookie, '', { secure, maxAge: 0 });
     const nonce = randomBytes(16).toString('base64');
