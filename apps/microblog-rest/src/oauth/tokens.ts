@@ -5,7 +5,7 @@ import { serializeToken } from '../entities/token.js';
 import { methodNotAllowed } from '../http/errors.js';
 import { issueField, paramsObject, validated } from '../http/request-schema.js';
 import { loginLimitChecks } from '../modules/oauth/login-limits.js';
-import { multipartFields } from '../modules/oauth/multipart-fields.js';
+import { multipartFields } from '../http/multipart-fields.js';
 import { OAuthError } from '../modules/oauth/oauth-error.js';
 import type { ClientCredentials, OAuthService } from '../modules/oauth/oauth.service.js';
 

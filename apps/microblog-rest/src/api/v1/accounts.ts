@@ -12,7 +12,7 @@ import { credentialsParams, registrationParams } from '../../modules/accounts/ac
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import { profileImagesParser, uploadsOf } from '../../modules/media/index.js';
 import { authOf, type BearerGuards } from '../../modules/oauth/bearer.js';
-import { multipartFields } from '../../modules/oauth/multipart-fields.js';
+import { multipartFields } from '../../http/multipart-fields.js';
 
 export interface AccountsRouterDeps {
   accounts: AccountService;
@@ -33,13 +33,13 @@ const byId = { params: z.object({ id: pathParam }) };
 export function accountsRouter(deps: AccountsRouterDeps): Router {
   const { accounts, guards, publicUrl } = deps;
   const router = Router();
-  const body = multipartFields(deps.bodyLimitBytes);
+  const multipart = multipartFields(deps.bodyLimitBytes);
 
   router
     .route('/api/v1/accounts')
     .post(
       signUpRateLimit(deps.limiter),
-      ...body,
+      ...multipart,
       guards.requireScopes('write:accounts'),
       validated({ body: registrationParams }, async ({ body }, res) => {
         const { application } = authOf(res);

@@ -5,7 +5,7 @@ import { methodNotAllowed } from '../../http/errors.js';
 import { mountHotRead, type HotRead } from '../../http/hot-reads.js';
 import { paramsObject, validated } from '../../http/request-schema.js';
 import type { BearerGuards } from '../../modules/oauth/bearer.js';
-import { multipartFields } from '../../modules/oauth/multipart-fields.js';
+import { multipartFields } from '../../http/multipart-fields.js';
 import type { OAuthService } from '../../modules/oauth/oauth.service.js';
 
 /** POST /api/v1/apps: the service checks each value and names every problem in one 422. */
