@@ -11,7 +11,7 @@ import { optionalText, paramsObject, pathParam, validated } from '../../http/req
 import { credentialsParams, registrationParams } from '../../modules/accounts/account-params.js';
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import { profileImagesParser, uploadsOf } from '../../modules/media/index.js';
-import { authOf, type BearerGuards } from '../../modules/oauth/bearer.js';
+import { authOf, userIdOf, type BearerGuards } from '../../modules/oauth/bearer.js';
 import { multipartFields } from '../../http/multipart-fields.js';
 
 export interface AccountsRouterDeps {
@@ -59,7 +59,7 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
       validated({ body: credentialsParams }, async ({ body }, res) => {
         const { avatar, header } = uploadsOf(res);
         const patch = { ...body, ...(avatar ? { avatar } : {}), ...(header ? { header } : {}) };
-        const view = await accounts.updateCredentials(userOf(res), patch);
+        const view = await accounts.updateCredentials(userIdOf(res), patch);
         res.json(serializeCredentialAccount(view, publicUrl));
       }),
     )
@@ -98,11 +98,4 @@ export function verifyAccountCredentials(accounts: AccountService, publicUrl: st
       return serializeCredentialAccount(view, publicUrl);
     },
   };
-}
-
-function userOf(res: Parameters<typeof authOf>[0]): string {
-  const { userId } = authOf(res);
-  // requireUser() let the request through, so the token has a user.
-  if (userId === null) throw new Error('accounts: user route without a user token');
-  return userId;
 }

@@ -1,4 +1,4 @@
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import type { RateLimiter } from '@agora/auth';
 import { BadInput } from '@agora/core';
@@ -16,7 +16,7 @@ import {
   PROCESSING_FAILED,
   type MediaAttachmentService,
 } from '../../modules/media/index.js';
-import { authOf, type BearerGuards } from '../../modules/oauth/bearer.js';
+import { userIdOf, type BearerGuards } from '../../modules/oauth/bearer.js';
 
 export interface MediaRouterDeps {
   media: MediaAttachmentService;
@@ -46,7 +46,7 @@ export function mediaV1Router(deps: MediaRouterDeps): Router {
       guards.requireUser('write:media'),
       ...upload,
       validated({ body: mediaTextParams }, async ({ body }, res) => {
-        const account = await accounts.activeAccount(userOf(res));
+        const account = await accounts.activeAccount(userIdOf(res));
         const created = await media.create(account.id, mediaUpload(body, res), { background: false });
         res.json(serializeMediaAttachment(created, urlOf));
       }),
@@ -58,7 +58,7 @@ export function mediaV1Router(deps: MediaRouterDeps): Router {
     .get(
       guards.requireUser('write:media', 'read'),
       validated(byId, async ({ params }, res) => {
-        const account = await accounts.activeAccount(userOf(res));
+        const account = await accounts.activeAccount(userIdOf(res));
         const found = await media.findOwn(account.id, params.id);
         if (found.processing === 'failed') throw new BadInput(PROCESSING_FAILED);
         res.status(found.processing === 'complete' ? 200 : 206).json(serializeMediaAttachment(found, urlOf));
@@ -68,7 +68,7 @@ export function mediaV1Router(deps: MediaRouterDeps): Router {
       guards.requireUser('write:media'),
       mediaUploadParser(deps.limits, deps.incomingDir),
       validated({ ...byId, body: mediaTextParams }, async ({ params, body }, res) => {
-        const account = await accounts.activeAccount(userOf(res));
+        const account = await accounts.activeAccount(userIdOf(res));
         const updated = await media.update(account.id, params.id, mediaPatch(body, res));
         res
           .status(updated.processing === 'complete' ? 200 : 206)
@@ -78,7 +78,7 @@ export function mediaV1Router(deps: MediaRouterDeps): Router {
     .delete(
       guards.requireUser('write:media'),
       validated(byId, async ({ params }, res) => {
-        const account = await accounts.activeAccount(userOf(res));
+        const account = await accounts.activeAccount(userIdOf(res));
         await media.remove(account.id, params.id);
         res.json({});
       }),
@@ -86,11 +86,4 @@ export function mediaV1Router(deps: MediaRouterDeps): Router {
     .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
 
   return router;
-}
-
-export function userOf(res: Response): string {
-  const { userId } = authOf(res);
-  // requireUser() let the request through, so the token has a user.
-  if (userId === null) throw new Error('media: user route without a user token');
-  return userId;
 }

@@ -8,7 +8,8 @@ import {
   mediaUploadParser,
   mediaUploadRateLimit,
 } from '../../modules/media/index.js';
-import { userOf, type MediaRouterDeps } from '../v1/media.js';
+import { userIdOf } from '../../modules/oauth/bearer.js';
+import type { MediaRouterDeps } from '../v1/media.js';
 
 /**
  * Mastodon's POST /api/v2/media: images are processed at once (200 with `url`), video and audio in
@@ -24,7 +25,7 @@ export function mediaV2Router(deps: MediaRouterDeps): Router {
       mediaUploadRateLimit(deps.limiter),
       mediaUploadParser(deps.limits, deps.incomingDir),
       validated({ body: mediaTextParams }, async ({ body }, res) => {
-        const account = await accounts.activeAccount(userOf(res));
+        const account = await accounts.activeAccount(userIdOf(res));
         const created = await media.create(account.id, mediaUpload(body, res), { background: true });
         res
           .status(created.processing === 'complete' ? 200 : 202)
