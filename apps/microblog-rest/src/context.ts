@@ -18,13 +18,13 @@ import { RemoteMedia } from './modules/remote-media/index.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
 import { InstanceService } from './modules/instance/instance.service.js';
-import { OAuthService } from './oauth/oauth.service.js';
-import { resolveSecretKeyBase } from './oauth/secret-key-base.js';
-import { TokenCipher } from './oauth/token-crypto.js';
-import { userPasswordVerifier } from './oauth/user-password-verifier.js';
-import { deriveKey, SecretBox } from './sessions/keys.js';
-import { SessionActivations } from './sessions/session-activations.js';
-import { TwoFactorService } from './two-factor/two-factor.service.js';
+import { OAuthService } from './modules/oauth/oauth.service.js';
+import { resolveSecretKeyBase } from './modules/oauth/secret-key-base.js';
+import { TokenCipher } from './modules/oauth/token-crypto.js';
+import { userPasswordVerifier } from './modules/oauth/user-password-verifier.js';
+import { deriveKey, SecretBox } from './modules/sessions/keys.js';
+import { SessionActivations } from './modules/sessions/session-activations.js';
+import { TwoFactorService } from './modules/two-factor/two-factor.service.js';
 
 /** Everything a request handler or job may use, built once per process by `AppContext.fromConfig`. */
 export interface AppContextParts {

@@ -4,13 +4,17 @@ import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
-import { accountsRouter, verifyAccountCredentials } from './api/v1/accounts.js';
-import { appsRouter, verifyAppCredentials } from './api/v1/apps.js';
+import { hotReads } from './api/hot-reads.js';
+import { accountsRouter } from './api/v1/accounts.js';
+import { appsRouter } from './api/v1/apps.js';
 import { instanceV1Router } from './api/v1/instance.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
 import { mediaV2Router } from './api/v2/media.js';
+import { missingImagesRouter } from './assets/missing-images.js';
 import { previewImageRouter } from './assets/preview-image.js';
+import { accountConfirmationRouter } from './auth/confirmation.js';
+import { sessionsRouter } from './auth/sessions.js';
 import { createPushHubRouter } from '@agora/federation';
 import type { AppContext } from './context.js';
 import { apiRateLimit } from './http/api-rate-limit.js';
@@ -22,12 +26,13 @@ import { healthRouter } from './http/health.js';
 import { homeRouter } from './http/home.js';
 import { refuseUnstorableBody, refuseUnstorableUrl } from './http/text-guard.js';
 import { migrationSets } from './migrations/index.js';
-import { accountConfirmationRouter, missingImagesRouter } from './modules/accounts/index.js';
-import { authorizePagesRouter } from './oauth/authorize/authorize.router.js';
-import { ensureWebApplication } from './oauth/authorize/web-app.js';
-import { bearerGuards } from './oauth/bearer.js';
-import { oauthRouter } from './oauth/oauth.router.js';
+import { signInFlow } from './modules/oauth/authorize/sign-in-flow.js';
+import { ensureWebApplication } from './modules/oauth/authorize/web-app.js';
+import { bearerGuards } from './modules/oauth/bearer.js';
+import { authorizeRouter } from './oauth/authorize.js';
+import { oauthTokensRouter } from './oauth/tokens.js';
 import { nodeInfoRouter } from './well-known/nodeinfo.js';
+import { oauthMetadataRouter } from './well-known/oauth-authorization-server.js';
 
 export interface AppServer {
   readonly app: express.Express;
@@ -57,54 +62,64 @@ export function createApp(ctx: AppContext): express.Express {
   // The early API's PubSubHubbub hub (form-encoded subscription requests).
   app.use(createPushHubRouter(ctx.pushHub));
 
-  app.use(healthRouter(ctx.sequelize));
-  app.use(homeRouter(ctx.instance, ctx.config.instance.sourceUrl));
-  app.use(instanceV1Router(ctx.instanceDocuments));
-  app.use(instanceV2Router(ctx.instanceDocuments));
-  app.use(nodeInfoRouter(ctx.instanceDocuments));
-  app.use(previewImageRouter());
-  app.use(missingImagesRouter());
-  // Uploaded files (attachments, avatars, headers) under stable URLs; a missing one is a JSON 404.
-  app.use('/system', serveMedia(ctx.mediaStorage));
+  // The routes, by URL; each file is named after the path it serves (ADR 0015).
+  const { accounts, config } = ctx;
+  const { publicUrl, bodyLimitBytes } = config.http;
   const guards = bearerGuards(ctx.oauth);
-  app.use(appsRouter(ctx.oauth, guards, ctx.config.http.bodyLimitBytes));
-  const { accounts } = ctx;
-  app.use(
-    accountsRouter({
-      accounts,
-      guards,
-      limiter: ctx.rateLimiter,
-      publicUrl: ctx.config.http.publicUrl,
-      bodyLimitBytes: ctx.config.http.bodyLimitBytes,
-      uploads: { limits: ctx.config.media.limits, dir: ctx.config.media.incomingDir },
-    }),
-  );
   const mediaDeps: MediaRouterDeps = {
     media: ctx.media,
     accounts,
     guards,
     limiter: ctx.rateLimiter,
-    limits: ctx.config.media.limits,
-    incomingDir: ctx.config.media.incomingDir,
+    limits: config.media.limits,
+    incomingDir: config.media.incomingDir,
   };
-  app.use(mediaV1Router(mediaDeps));
-  app.use(mediaV2Router(mediaDeps));
-  app.use(earlyAccountsRouter(accounts, ctx.users, ctx.rateLimiter, ctx.config.http.publicUrl));
-  app.use(accountConfirmationRouter(accounts, ctx.rateLimiter));
-  app.use(oauthRouter(ctx.oauth, ctx.rateLimiter, ctx.config.http.publicUrl, ctx.config.http.bodyLimitBytes));
+  const signIn = signInFlow({
+    oauth: ctx.oauth,
+    users: ctx.users,
+    sessions: ctx.sessions,
+    twoFactor: ctx.twoFactor,
+    limiter: ctx.rateLimiter,
+    logger: ctx.logger,
+    publicUrl,
+    instanceTitle: config.instance.title,
+    keys: ctx.formKeys,
+  });
+  // / and /health (http/)
+  app.use(homeRouter(ctx.instance, config.instance.sourceUrl));
+  app.use(healthRouter(ctx.sequelize));
+  // /api/accounts/:id, the early API (api/)
+  app.use(earlyAccountsRouter(accounts, ctx.users, ctx.rateLimiter, publicUrl));
+  // /api/v1/* (api/v1/<resource>.ts)
   app.use(
-    authorizePagesRouter({
-      oauth: ctx.oauth,
-      users: ctx.users,
-      sessions: ctx.sessions,
-      twoFactor: ctx.twoFactor,
+    accountsRouter({
+      accounts,
+      guards,
       limiter: ctx.rateLimiter,
-      logger: ctx.logger,
-      publicUrl: ctx.config.http.publicUrl,
-      instanceTitle: ctx.config.instance.title,
-      keys: ctx.formKeys,
+      publicUrl,
+      bodyLimitBytes,
+      uploads: { limits: config.media.limits, dir: config.media.incomingDir },
     }),
   );
+  app.use(appsRouter(ctx.oauth, guards, bodyLimitBytes));
+  app.use(instanceV1Router(ctx.instanceDocuments));
+  app.use(mediaV1Router(mediaDeps));
+  // /api/v2/* (api/v2/<resource>.ts)
+  app.use(instanceV2Router(ctx.instanceDocuments));
+  app.use(mediaV2Router(mediaDeps));
+  // /oauth/* (oauth/) and /auth/* (auth/)
+  app.use(oauthTokensRouter(ctx.oauth, ctx.rateLimiter, bodyLimitBytes));
+  app.use(authorizeRouter(signIn));
+  app.use(sessionsRouter(signIn));
+  app.use(accountConfirmationRouter(accounts, ctx.rateLimiter));
+  // /.well-known/oauth-authorization-server, /.well-known/nodeinfo and /nodeinfo/* (well-known/)
+  app.use(oauthMetadataRouter(ctx.oauth, publicUrl));
+  app.use(nodeInfoRouter(ctx.instanceDocuments));
+  // Generated images: /images/preview.png, the missing avatar and header (assets/)
+  app.use(previewImageRouter());
+  app.use(missingImagesRouter());
+  // Uploaded files (attachments, avatars, headers) under stable URLs; a missing one is a JSON 404.
+  app.use('/system', serveMedia(ctx.mediaStorage));
 
   app.use('/api', notFound('Record not found'));
   app.use(notFound('Not found'));
@@ -143,7 +158,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.instanceDocuments.refresh();
       const server = createHttpServer(
         withFastLane(app, {
-          reads: [verifyAppCredentials, verifyAccountCredentials(ctx.accounts, config.http.publicUrl)],
+          reads: hotReads(ctx),
           oauth: ctx.oauth,
           limiter: ctx.rateLimiter,
           logger,

@@ -1,4 +1,4 @@
-import type { OAuthApplication } from '../oauth/oauth.service.js';
+import type { OAuthApplication } from '../modules/oauth/oauth.service.js';
 
 /** Application (scopes and redirect_uris 4.3; redirect_uri and vapid_key deprecated but still read). */
 export interface ApplicationJson {

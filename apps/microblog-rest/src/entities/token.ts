@@ -1,4 +1,4 @@
-import type { IssuedToken } from '../oauth/oauth.service.js';
+import type { IssuedToken } from '../modules/oauth/oauth.service.js';
 
 /** Token: what POST /oauth/token returns (no expiry: the reference's tokens live until revoked). */
 export interface TokenJson {

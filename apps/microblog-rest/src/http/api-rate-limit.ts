@@ -8,8 +8,8 @@ import {
   type RateLimitCheck,
   type RateLimiter,
 } from '@agora/auth';
-import { lookupBearer } from '../oauth/bearer.js';
-import type { BearerAuth, OAuthService } from '../oauth/oauth.service.js';
+import { lookupBearer } from '../modules/oauth/bearer.js';
+import type { BearerAuth, OAuthService } from '../modules/oauth/oauth.service.js';
 
 /**
  * The throttles of every `/api` request (Mastodon's Rack::Attack table): a user token counts per user

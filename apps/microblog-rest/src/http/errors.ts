@@ -1,12 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isAppError, RateLimited, type AppError, type Logger } from '@agora/core';
+import { validationCode } from './validation-codes.js';
 
 /** The REST error body (Mastodon's Error entity). */
 export interface ErrorJson {
   error: string;
   error_description?: string;
-  /** Per-field problems of a 422, in the form masto.js reads from registration errors. */
+  /** Per-field problems of a 422 (Rails' message and masto.js's code), as masto.js reads them. */
   details?: Record<string, Array<{ error: string; description: string }>>;
 }
 
@@ -121,7 +122,7 @@ function appErrorResponse(error: AppError): {
     body.details = Object.fromEntries(
       Object.entries(error.fields).map(([field, messages]) => [
         field,
-        messages.map((description) => ({ error: 'ERR_INVALID', description })),
+        messages.map((description) => ({ error: validationCode(description), description })),
       ]),
     );
   }

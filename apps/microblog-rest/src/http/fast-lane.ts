@@ -2,8 +2,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Express } from 'express';
 import { expressClientIp, RateLimitGate, scopesAllow, type RateLimiter } from '@agora/auth';
 import type { Logger } from '@agora/core';
-import { BEARER_TOKEN_HEADER } from '../oauth/bearer.js';
-import type { BearerAuth, OAuthService } from '../oauth/oauth.service.js';
+import { BEARER_TOKEN_HEADER } from '../modules/oauth/bearer.js';
+import type { BearerAuth, OAuthService } from '../modules/oauth/oauth.service.js';
 import { apiRateLimitChecks } from './api-rate-limit.js';
 import { CORS_RESPONSE_HEADERS } from './cors.js';
 import { errorResponse } from './errors.js';

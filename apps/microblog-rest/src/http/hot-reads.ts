@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { Scope } from '@agora/auth';
-import { authOf, type BearerGuards } from '../oauth/bearer.js';
-import type { BearerAuth } from '../oauth/oauth.service.js';
+import { authOf, type BearerGuards } from '../modules/oauth/bearer.js';
+import type { BearerAuth } from '../modules/oauth/oauth.service.js';
 import { methodNotAllowed } from './errors.js';
 
 /**

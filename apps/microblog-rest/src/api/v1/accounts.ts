@@ -1,18 +1,18 @@
-import { Router, type ErrorRequestHandler } from 'express';
+import { Router } from 'express';
+import { z } from 'zod';
 import type { RateLimiter } from '@agora/auth';
-import { BadInput } from '@agora/core';
 import type { MediaLimits } from '@agora/media';
 import { serializeAccount, serializeCredentialAccount } from '../../entities/account.js';
 import { serializeToken } from '../../entities/token.js';
 import { signUpRateLimit } from '../../http/api-rate-limit.js';
-import { methodNotAllowed, type ErrorJson } from '../../http/errors.js';
+import { methodNotAllowed } from '../../http/errors.js';
 import { mountHotRead, type HotRead } from '../../http/hot-reads.js';
-import { credentialsPatch, registrationInput } from '../../modules/accounts/account-params.js';
+import { optionalText, paramsObject, pathParam, validated } from '../../http/request-schema.js';
+import { credentialsParams, registrationParams } from '../../modules/accounts/account-params.js';
 import type { AccountService } from '../../modules/accounts/account.service.js';
-import { validationCode } from '../../modules/accounts/account-validation.js';
 import { profileImagesParser, uploadsOf } from '../../modules/media/index.js';
-import { authOf, type BearerGuards } from '../../oauth/bearer.js';
-import { multipartFields } from '../../oauth/multipart-fields.js';
+import { authOf, userIdOf, type BearerGuards } from '../../modules/oauth/bearer.js';
+import { multipartFields } from '../../http/multipart-fields.js';
 
 export interface AccountsRouterDeps {
   accounts: AccountService;
@@ -24,7 +24,7 @@ export interface AccountsRouterDeps {
   uploads: { limits: MediaLimits; dir: string };
 }
 
-type Body = Record<string, unknown>;
+const byId = { params: z.object({ id: pathParam }) };
 
 /**
  * Mastodon's /api/v1/accounts: sign-up with an app token, the owner's credentials, lookup by acct,
@@ -33,19 +33,19 @@ type Body = Record<string, unknown>;
 export function accountsRouter(deps: AccountsRouterDeps): Router {
   const { accounts, guards, publicUrl } = deps;
   const router = Router();
-  const body = multipartFields(deps.bodyLimitBytes);
+  const multipart = multipartFields(deps.bodyLimitBytes);
 
   router
     .route('/api/v1/accounts')
     .post(
       signUpRateLimit(deps.limiter),
-      ...body,
+      ...multipart,
       guards.requireScopes('write:accounts'),
-      async (req, res) => {
+      validated({ body: registrationParams }, async ({ body }, res) => {
         const { application } = authOf(res);
-        const { token } = await accounts.register(registrationInput((req.body ?? {}) as Body), application);
+        const { token } = await accounts.register(body, application);
         res.json(serializeToken(token));
-      },
+      }),
     )
     .all(methodNotAllowed(['POST']));
 
@@ -56,35 +56,33 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
     .patch(
       guards.requireUser('write:accounts'),
       profileImagesParser(deps.uploads.limits, deps.uploads.dir),
-      async (req, res) => {
+      validated({ body: credentialsParams }, async ({ body }, res) => {
         const { avatar, header } = uploadsOf(res);
-        const patch = {
-          ...credentialsPatch((req.body ?? {}) as Body),
-          ...(avatar ? { avatar } : {}),
-          ...(header ? { header } : {}),
-        };
-        const view = await accounts.updateCredentials(userOf(res), patch);
+        const patch = { ...body, ...(avatar ? { avatar } : {}), ...(header ? { header } : {}) };
+        const view = await accounts.updateCredentials(userIdOf(res), patch);
         res.json(serializeCredentialAccount(view, publicUrl));
-      },
+      }),
     )
     .all(methodNotAllowed(['PATCH']));
 
   router
     .route('/api/v1/accounts/lookup')
-    .get(async (req, res) => {
-      const acct = typeof req.query.acct === 'string' ? req.query.acct : undefined;
-      res.json(serializeAccount(await accounts.lookup(acct), publicUrl));
-    })
+    .get(
+      validated({ query: paramsObject({ acct: optionalText }) }, async ({ query }, res) => {
+        res.json(serializeAccount(await accounts.lookup(query.acct), publicUrl));
+      }),
+    )
     .all(methodNotAllowed(['GET']));
 
   router
     .route('/api/v1/accounts/:id')
-    .get(async (req, res) => {
-      res.json(serializeAccount(await accounts.findById(req.params.id), publicUrl));
-    })
+    .get(
+      validated(byId, async ({ params }, res) => {
+        res.json(serializeAccount(await accounts.findById(params.id), publicUrl));
+      }),
+    )
     .all(methodNotAllowed(['GET']));
 
-  router.use(validationDetails);
   return router;
 }
 
@@ -101,25 +99,3 @@ export function verifyAccountCredentials(accounts: AccountService, publicUrl: st
     },
   };
 }
-
-function userOf(res: Parameters<typeof authOf>[0]): string {
-  const { userId } = authOf(res);
-  // requireUser() let the request through, so the token has a user.
-  if (userId === null) throw new Error('accounts: user route without a user token');
-  return userId;
-}
-
-/** 422s of this resource carry masto.js's `details` (`ERR_TAKEN`, `ERR_BLANK`…) per field. */
-const validationDetails: ErrorRequestHandler = (error, _req, res, next) => {
-  if (!(error instanceof BadInput) || error.malformed || !error.fields) {
-    next(error);
-    return;
-  }
-  const details = Object.fromEntries(
-    Object.entries(error.fields).map(([field, messages]) => [
-      field,
-      messages.map((description) => ({ error: validationCode(description), description })),
-    ]),
-  );
-  res.status(422).json({ error: error.message, details } satisfies ErrorJson);
-};

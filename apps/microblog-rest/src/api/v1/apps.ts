@@ -1,26 +1,38 @@
 import { Router } from 'express';
+import { z } from 'zod';
 import { serializeApplication, serializeCredentialApplication } from '../../entities/application.js';
 import { methodNotAllowed } from '../../http/errors.js';
 import { mountHotRead, type HotRead } from '../../http/hot-reads.js';
-import type { BearerGuards } from '../../oauth/bearer.js';
-import { multipartFields } from '../../oauth/multipart-fields.js';
-import type { OAuthService } from '../../oauth/oauth.service.js';
+import { paramsObject, validated } from '../../http/request-schema.js';
+import type { BearerGuards } from '../../modules/oauth/bearer.js';
+import { multipartFields } from '../../http/multipart-fields.js';
+import type { OAuthService } from '../../modules/oauth/oauth.service.js';
+
+/** POST /api/v1/apps: the service checks each value and names every problem in one 422. */
+const registrationParams = paramsObject({
+  client_name: z.unknown().optional(),
+  redirect_uris: z.unknown().optional(),
+  scopes: z.unknown().optional(),
+  website: z.unknown().optional(),
+});
 
 /** POST /api/v1/apps (public) and GET /api/v1/apps/verify_credentials (any valid token). */
 export function appsRouter(oauth: OAuthService, guards: BearerGuards, bodyLimitBytes: number): Router {
   const router = Router();
   router
     .route('/api/v1/apps')
-    .post(...multipartFields(bodyLimitBytes), async (req, res) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const { application, clientSecret } = await oauth.registerApplication({
-        clientName: body.client_name,
-        redirectUris: body.redirect_uris,
-        scopes: body.scopes,
-        website: body.website,
-      });
-      res.status(200).json(serializeCredentialApplication(application, clientSecret));
-    })
+    .post(
+      ...multipartFields(bodyLimitBytes),
+      validated({ body: registrationParams }, async ({ body }, res) => {
+        const { application, clientSecret } = await oauth.registerApplication({
+          clientName: body.client_name,
+          redirectUris: body.redirect_uris,
+          scopes: body.scopes,
+          website: body.website,
+        });
+        res.status(200).json(serializeCredentialApplication(application, clientSecret));
+      }),
+    )
     .all(methodNotAllowed(['POST']));
   mountHotRead(router, guards, verifyAppCredentials);
   return router;

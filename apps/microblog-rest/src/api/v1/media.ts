@@ -1,19 +1,22 @@
-import { Router, type Response } from 'express';
+import { Router } from 'express';
+import { z } from 'zod';
 import type { RateLimiter } from '@agora/auth';
 import { BadInput } from '@agora/core';
 import type { MediaLimits } from '@agora/media';
 import { serializeMediaAttachment } from '../../entities/media-attachment.js';
 import { methodNotAllowed } from '../../http/errors.js';
+import { pathParam, validated } from '../../http/request-schema.js';
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import {
-  mediaPatchParams,
-  mediaUploadParams,
+  mediaPatch,
+  mediaTextParams,
+  mediaUpload,
   mediaUploadParser,
   mediaUploadRateLimit,
   PROCESSING_FAILED,
   type MediaAttachmentService,
 } from '../../modules/media/index.js';
-import { authOf, type BearerGuards } from '../../oauth/bearer.js';
+import { userIdOf, type BearerGuards } from '../../modules/oauth/bearer.js';
 
 export interface MediaRouterDeps {
   media: MediaAttachmentService;
@@ -24,6 +27,8 @@ export interface MediaRouterDeps {
   /** Where uploads are written while the request runs. */
   incomingDir: string;
 }
+
+const byId = { params: z.object({ id: pathParam }) };
 
 /**
  * Mastodon's /api/v1/media: a synchronous upload (200 once stored), and the owner's unattached
@@ -37,45 +42,48 @@ export function mediaV1Router(deps: MediaRouterDeps): Router {
 
   router
     .route('/api/v1/media')
-    .post(guards.requireUser('write:media'), ...upload, async (req, res) => {
-      const account = await accounts.activeAccount(userOf(res));
-      const created = await media.create(account.id, mediaUploadParams(req), { background: false });
-      res.json(serializeMediaAttachment(created, urlOf));
-    })
+    .post(
+      guards.requireUser('write:media'),
+      ...upload,
+      validated({ body: mediaTextParams }, async ({ body }, res) => {
+        const account = await accounts.activeAccount(userIdOf(res));
+        const created = await media.create(account.id, mediaUpload(body, res), { background: false });
+        res.json(serializeMediaAttachment(created, urlOf));
+      }),
+    )
     .all(methodNotAllowed(['POST']));
 
   router
     .route('/api/v1/media/:id')
-    .get(guards.requireUser('write:media', 'read'), async (req, res) => {
-      const account = await accounts.activeAccount(userOf(res));
-      const found = await media.findOwn(account.id, req.params.id);
-      if (found.processing === 'failed') throw new BadInput(PROCESSING_FAILED);
-      res.status(found.processing === 'complete' ? 200 : 206).json(serializeMediaAttachment(found, urlOf));
-    })
+    .get(
+      guards.requireUser('write:media', 'read'),
+      validated(byId, async ({ params }, res) => {
+        const account = await accounts.activeAccount(userIdOf(res));
+        const found = await media.findOwn(account.id, params.id);
+        if (found.processing === 'failed') throw new BadInput(PROCESSING_FAILED);
+        res.status(found.processing === 'complete' ? 200 : 206).json(serializeMediaAttachment(found, urlOf));
+      }),
+    )
     .put(
       guards.requireUser('write:media'),
       mediaUploadParser(deps.limits, deps.incomingDir),
-      async (req, res) => {
-        const account = await accounts.activeAccount(userOf(res));
-        const updated = await media.update(account.id, req.params.id, mediaPatchParams(req));
+      validated({ ...byId, body: mediaTextParams }, async ({ params, body }, res) => {
+        const account = await accounts.activeAccount(userIdOf(res));
+        const updated = await media.update(account.id, params.id, mediaPatch(body, res));
         res
           .status(updated.processing === 'complete' ? 200 : 206)
           .json(serializeMediaAttachment(updated, urlOf));
-      },
+      }),
     )
-    .delete(guards.requireUser('write:media'), async (req, res) => {
-      const account = await accounts.activeAccount(userOf(res));
-      await media.remove(account.id, req.params.id);
-      res.json({});
-    })
+    .delete(
+      guards.requireUser('write:media'),
+      validated(byId, async ({ params }, res) => {
+        const account = await accounts.activeAccount(userIdOf(res));
+        await media.remove(account.id, params.id);
+        res.json({});
+      }),
+    )
     .all(methodNotAllowed(['GET', 'PUT', 'DELETE']));
 
   return router;
-}
-
-export function userOf(res: Response): string {
-  const { userId } = authOf(res);
-  // requireUser() let the request through, so the token has a user.
-  if (userId === null) throw new Error('media: user route without a user token');
-  return userId;
 }

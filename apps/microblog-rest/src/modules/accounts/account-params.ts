@@ -1,7 +1,8 @@
-import { BadInput } from '@agora/core';
+import { z } from 'zod';
+import { paramsObject, parseInput } from '../../http/request-schema.js';
 import type { CredentialsPatch, RegistrationInput } from './account.service.js';
 import type { FieldSource } from './account-settings.model.js';
-import { railsBoolean, stringParam } from './account-validation.js';
+import { railsBoolean, VALIDATION } from './account-validation.js';
 
 type Params = Record<string, unknown>;
 
@@ -36,55 +37,113 @@ function isObject(value: unknown): value is Params {
   return typeof value === 'object' && value !== null;
 }
 
-/** POST /api/v1/accounts parameters. */
-export function registrationInput(body: Params): RegistrationInput {
-  const agreement = body.agreement;
-  return {
-    username: stringParam(body, 'username'),
-    email: stringParam(body, 'email'),
-    password: stringParam(body, 'password'),
-    // The reference accepts only true, "true" and "1".
-    agreement: agreement === true || agreement === 'true' || agreement === '1' || agreement === 1,
-    locale: stringParam(body, 'locale'),
-    reason: stringParam(body, 'reason'),
-  };
+/** A Rails string parameter: absent, or a string (numbers and booleans as text); anything else is invalid. */
+function railsText(value: unknown, ctx: z.RefinementCtx, path: PropertyKey[] = []): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  ctx.addIssue({ code: 'custom', message: VALIDATION.invalid.message, path });
+  return undefined;
 }
 
-/** PATCH update_credentials parameters (form, multipart or JSON). */
-export function credentialsPatch(raw: Params): CredentialsPatch {
-  const body = nestBracketKeys(raw);
-  const source = isObject(body.source) ? body.source : {};
-  const patch: CredentialsPatch = {
-    displayName: stringParam(body, 'display_name'),
-    note: stringParam(body, 'note'),
-    locked: railsBoolean(body.locked),
-    bot: railsBoolean(body.bot),
-    discoverable: railsBoolean(body.discoverable),
-    indexable: railsBoolean(body.indexable),
-    hideCollections: railsBoolean(body.hide_collections),
-    fields: body.fields_attributes === undefined ? undefined : fieldsAttributes(body.fields_attributes),
-    privacy: stringParam(source, 'privacy'),
-    sensitive: railsBoolean(source.sensitive),
-    language: source.language === null ? null : stringParam(source, 'language'),
-  };
-  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-}
+// Optional: zod 4 refuses a key whose schema outputs undefined unless the schema says so.
+const text = z
+  .unknown()
+  .transform((value, ctx) => railsText(value, ctx))
+  .optional();
+const flag = z.unknown().transform(railsBoolean).optional();
+
+/** POST /api/v1/accounts parameters. */
+export const registrationParams = paramsObject({
+  username: text,
+  email: text,
+  password: text,
+  // The reference accepts only true, "true" and "1".
+  agreement: z
+    .unknown()
+    .transform((value) => value === true || value === 'true' || value === '1' || value === 1),
+  locale: text,
+  reason: text,
+}).transform((body): RegistrationInput => ({
+  username: body.username,
+  email: body.email,
+  password: body.password,
+  agreement: body.agreement,
+  locale: body.locale,
+  reason: body.reason,
+}));
 
 /** `fields_attributes` as an array of pairs, or Rails' index-keyed hash (`{"0": {...}}`) in index order. */
-function fieldsAttributes(value: unknown): FieldSource[] {
-  const invalid = () =>
-    new BadInput('Validation failed: Fields is invalid', { fields: { fields_attributes: ['is invalid'] } });
-  let entries: unknown[];
-  if (Array.isArray(value)) entries = value;
-  else if (isObject(value)) {
-    entries = Object.entries(value)
-      .filter(([key]) => /^\d+$/.test(key))
-      .sort(([a], [b]) => Number(a) - Number(b))
-      .map(([, entry]) => entry);
-  } else if (value === '') entries = [];
-  else throw invalid();
-  return entries.map((entry) => {
-    if (!isObject(entry)) throw invalid();
-    return { name: stringParam(entry, 'name') ?? '', value: stringParam(entry, 'value') ?? '' };
+const fieldsAttributes = z
+  .unknown()
+  .transform((value, ctx): FieldSource[] | undefined => {
+    if (value === undefined) return undefined;
+    const invalid = () => {
+      ctx.addIssue({ code: 'custom', message: VALIDATION.invalid.message, params: { label: 'Fields' } });
+      return undefined;
+    };
+    let entries: unknown[];
+    if (Array.isArray(value)) entries = value;
+    else if (isObject(value)) {
+      entries = Object.entries(value)
+        .filter(([key]) => /^\d+$/.test(key))
+        .sort(([a], [b]) => Number(a) - Number(b))
+        .map(([, entry]) => entry);
+    } else if (value === '') entries = [];
+    else return invalid();
+    const fields: FieldSource[] = [];
+    for (const [index, entry] of entries.entries()) {
+      if (!isObject(entry)) return invalid();
+      fields.push({
+        name: railsText(entry.name, ctx, [index, 'name']) ?? '',
+        value: railsText(entry.value, ctx, [index, 'value']) ?? '',
+      });
+    }
+    return fields;
+  })
+  .optional();
+
+/** PATCH update_credentials parameters (form, multipart or JSON; bracketed keys nested first). */
+export const credentialsParams = z
+  .preprocess(
+    (raw) => nestBracketKeys(isObject(raw) && !Array.isArray(raw) ? raw : {}),
+    z.object({
+      display_name: text,
+      note: text,
+      locked: flag,
+      bot: flag,
+      discoverable: flag,
+      indexable: flag,
+      hide_collections: flag,
+      fields_attributes: fieldsAttributes,
+      source: paramsObject({
+        privacy: text,
+        sensitive: flag,
+        language: z
+          .unknown()
+          .transform((value, ctx) => (value === null ? null : railsText(value, ctx)))
+          .optional(),
+      }),
+    }),
+  )
+  .transform((body): CredentialsPatch => {
+    const patch: CredentialsPatch = {
+      displayName: body.display_name,
+      note: body.note,
+      locked: body.locked,
+      bot: body.bot,
+      discoverable: body.discoverable,
+      indexable: body.indexable,
+      hideCollections: body.hide_collections,
+      fields: body.fields_attributes,
+      privacy: body.source.privacy,
+      sensitive: body.source.sensitive,
+      language: body.source.language,
+    };
+    return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
   });
+
+/** The update_credentials patch of a raw body, or the 422 its schema gives. */
+export function credentialsPatch(raw: Params): CredentialsPatch {
+  return parseInput(credentialsParams, raw);
 }

@@ -1,3 +1,1 @@
 export * from './account.service.js';
-export { accountConfirmationRouter } from './account-confirmation.router.js';
-export { missingImagesRouter } from './missing-images.js';

@@ -1,6 +1,6 @@
 import type { Scope } from '@agora/auth';
 import type { Transaction } from 'sequelize';
-import type { OAuthService } from '../../oauth/oauth.service.js';
+import type { OAuthService } from '../oauth/oauth.service.js';
 import type { IssuedUserToken, UserTokenIssuer } from './account.service.js';
 
 /** The part of OAuthService that mints (or reuses) a token inside a caller's transaction. */

@@ -5,7 +5,7 @@ import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { totpCode } from '@agora/auth';
 import { requireSystemTool } from '@agora/core/testing';
-import { startTestServer, type TestServer } from '../../testing/server.js';
+import { startTestServer, type TestServer } from '../../../testing/server.js';
 
 describe('the OAuth authorize page in a real browser', function () {
   this.timeout(60_000);

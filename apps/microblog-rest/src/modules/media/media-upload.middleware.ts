@@ -1,7 +1,9 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
+import type { z } from 'zod';
 import { MICROBLOG_POLICIES, rateLimit, userSubject, type RateLimiter } from '@agora/auth';
 import type { MediaLimits } from '@agora/media';
-import { authOf } from '../../oauth/bearer.js';
+import { optionalText, paramsObject } from '../../http/request-schema.js';
+import { authOf } from '../oauth/bearer.js';
 import type { MediaPatch, MediaUpload } from './media-attachment.service.js';
 import { multipartUpload, uploadsOf } from './multipart-upload.js';
 
@@ -31,28 +33,18 @@ export function profileImagesParser(limits: MediaLimits, dir: string): RequestHa
   });
 }
 
-type Body = Record<string, unknown>;
+/** The text fields of POST /api/v1|v2/media and PUT /api/v1/media/:id; other types count as absent. */
+export const mediaTextParams = paramsObject({ description: optionalText, focus: optionalText });
 
-function text(body: Body, key: string): string | undefined {
-  const value = body[key];
-  return typeof value === 'string' ? value : undefined;
+type MediaText = z.output<typeof mediaTextParams>;
+
+/** An upload: the text fields and the files the route's parser kept. */
+export function mediaUpload(body: MediaText, res: Response): MediaUpload {
+  const files = uploadsOf(res);
+  return { file: files.file, thumbnail: files.thumbnail, description: body.description, focus: body.focus };
 }
 
-/** POST /api/v1|v2/media parameters. */
-export function mediaUploadParams(req: Request): MediaUpload {
-  const body = (req.body ?? {}) as Body;
-  const files = req.res ? uploadsOf(req.res) : {};
-  return {
-    file: files.file,
-    thumbnail: files.thumbnail,
-    description: text(body, 'description'),
-    focus: text(body, 'focus'),
-  };
-}
-
-/** PUT /api/v1/media/:id parameters. */
-export function mediaPatchParams(req: Request): MediaPatch {
-  const body = (req.body ?? {}) as Body;
-  const files = req.res ? uploadsOf(req.res) : {};
-  return { description: text(body, 'description'), focus: text(body, 'focus'), thumbnail: files.thumbnail };
+/** An edit: the text fields and the new thumbnail, if any. */
+export function mediaPatch(body: MediaText, res: Response): MediaPatch {
+  return { description: body.description, focus: body.focus, thumbnail: uploadsOf(res).thumbnail };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MicroblogConfig } from '../config/config.js';
+import type { MicroblogConfig } from '../../config/config.js';
 
 /** Where a generated key base is kept, so stored tokens stay readable across restarts. */
 export function secretKeyBaseFile(dataDir: string): string {

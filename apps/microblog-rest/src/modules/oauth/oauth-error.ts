@@ -1,4 +1,4 @@
-import { TransportError } from '../http/errors.js';
+import { TransportError } from '../../http/errors.js';
 
 export type OAuthErrorCode =
   | 'invalid_request'

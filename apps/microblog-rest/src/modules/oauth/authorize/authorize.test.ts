@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { emailSubject, MICROBLOG_POLICIES, totpCode } from '@agora/auth';
-import { startTestServer, type TestServer } from '../../testing/server.js';
-import { FormClient, formFields, type PageResponse } from '../../testing/form-client.js';
+import { startTestServer, type TestServer } from '../../../testing/server.js';
+import { FormClient, formFields, type PageResponse } from '../../../testing/form-client.js';
 import { ensureWebApplication } from './web-app.js';
 
 const CALLBACK = 'https://client.example/callback';

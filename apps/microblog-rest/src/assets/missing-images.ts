@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { rowColouredPng, servePng } from '../../assets/png.js';
-import { MISSING_AVATAR_PATH, MISSING_HEADER_PATH } from '../../entities/account.js';
+import { rowColouredPng, servePng } from './png.js';
+import { MISSING_AVATAR_PATH, MISSING_HEADER_PATH } from '../entities/account.js';
 
 /** GET the default avatar (square) and header (3:1) of accounts without images, so clients show no broken images. */
 export function missingImagesRouter(): Router {

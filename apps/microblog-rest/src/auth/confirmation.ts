@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { ipSubject, MICROBLOG_POLICIES, rateLimit, type RateLimiter } from '@agora/auth';
 import { isAppError } from '@agora/core';
-import type { AccountService } from './account.service.js';
+import { optionalText, paramsObject, validated } from '../http/request-schema.js';
+import type { AccountService } from '../modules/accounts/account.service.js';
 
 /** A minimal page: this link is opened in a browser, not by an API client. */
 function page(status: string, message: string): string {
@@ -18,15 +19,15 @@ export function accountConfirmationRouter(accounts: AccountService, limiter: Rat
         ? null
         : [{ policy: MICROBLOG_POLICIES.confirmationsIp, subject: ipSubject(req.ip) }],
     ),
-    async (req, res) => {
-      const token = req.query.confirmation_token;
+    validated({ query: paramsObject({ confirmation_token: optionalText }) }, async ({ query }, res) => {
+      const token = query.confirmation_token;
       res.setHeader('Content-Type', 'text/html; charset=utf-8');
       res.setHeader('Cache-Control', 'no-store');
       const failed = () =>
         res
           .status(404)
           .send(page('Confirmation failed', 'This confirmation link is invalid or was already used.'));
-      if (typeof token !== 'string' || token === '') return failed();
+      if (token === undefined || token === '') return failed();
       try {
         await accounts.confirmEmail(token);
       } catch (error) {
@@ -36,7 +37,7 @@ export function accountConfirmationRouter(accounts: AccountService, limiter: Rat
       res
         .status(200)
         .send(page('E-mail confirmed', 'Your e-mail address has been confirmed. You can sign in now.'));
-    },
+    }),
   );
   return router;
 }

@@ -46,6 +46,13 @@ export function authOf(res: Response): BearerAuth {
   return auth;
 }
 
+/** The user of a route guarded by `requireUser` (which let only user tokens through). */
+export function userIdOf(res: Response): string {
+  const { userId } = authOf(res);
+  if (userId === null) throw new Error('userIdOf() used on a route without requireUser');
+  return userId;
+}
+
 export interface BearerGuards {
   /** Any valid token (app or user), whatever its scopes. */
   requireToken(): RequestHandler;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { startTestServer, type TestServer } from '../testing/server.js';
+import { startTestServer, type TestServer } from '../../testing/server.js';
 import { BEARER_CACHE_TTL_MS, OAuthService } from './oauth.service.js';
 import { TokenCipher } from './token-crypto.js';
 

@@ -3,7 +3,7 @@ import passport from 'passport';
 import { BasicStrategy } from 'passport-http';
 import type { RateLimiter, User, UserStore } from '@agora/auth';
 import { isAppError } from '@agora/core';
-import { TransportError } from '../http/errors.js';
+import { TransportError } from '../../http/errors.js';
 import { loginLimitChecks } from './login-limits.js';
 
 const REALM = 'Application';

@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
-import { TransportError } from '../http/errors.js';
-import { assertStorableParams } from '../http/text-guard.js';
+import { TransportError } from './errors.js';
+import { assertStorableParams } from './text-guard.js';
 
 /**
  * `multipart/form-data` bodies that carry only text fields (masto.js and many apps send forms this

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
 import {
   parseScopes,
   scopesWithin,
@@ -9,6 +10,7 @@ import {
   type UserStore,
 } from '@agora/auth';
 import { isAppError, RateLimited, type Logger } from '@agora/core';
+import { optionalText, paramsObject, parseInput } from '../../../http/request-schema.js';
 import { readCookies, setCookie } from '../../sessions/cookies.js';
 import { hmac, sameString } from '../../sessions/keys.js';
 import type { SessionActivation, SessionActivations } from '../../sessions/session-activations.js';
@@ -44,15 +46,38 @@ export interface AuthorizePagesDeps {
   keys: { csrf: Buffer; pendingSignIn: Buffer };
 }
 
-const CARRIED = [
-  'response_type',
-  'client_id',
-  'redirect_uri',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-];
+// The authorization request's parameters, carried from page to page; wrong types count as absent.
+const AUTHORIZATION = {
+  response_type: optionalText,
+  client_id: optionalText,
+  redirect_uri: optionalText,
+  scope: optionalText,
+  state: optionalText,
+  code_challenge: optionalText,
+  code_challenge_method: optionalText,
+};
+const CARRIED = Object.keys(AUTHORIZATION) as Array<keyof typeof AUTHORIZATION>;
+type AuthorizationParams = z.output<z.ZodObject<typeof AUTHORIZATION>>;
+
+// What each page reads: these pages answer HTML, so a schema here never fails.
+const authorizeQuery = paramsObject({ ...AUTHORIZATION, force_login: optionalText });
+const decisionForm = paramsObject({
+  ...AUTHORIZATION,
+  authenticity_token: optionalText,
+  decision: optionalText,
+});
+const signInFormParams = paramsObject({
+  ...AUTHORIZATION,
+  authenticity_token: optionalText,
+  email: optionalText,
+  password: optionalText,
+});
+const twoFactorFormParams = paramsObject({
+  ...AUTHORIZATION,
+  authenticity_token: optionalText,
+  otp_attempt: optionalText,
+});
+const signOutFormParams = paramsObject({ authenticity_token: optionalText });
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 // Between the password and the second factor: long enough to open the app, short enough to go stale.
 const PENDING_SIGN_IN_SECONDS = 5 * 60;
@@ -77,12 +102,6 @@ type Checked =
   | { kind: 'page'; message: string }
   | { kind: 'redirect'; location: string; application: OAuthApplication; redirectUri: string };
 
-/** One string parameter; repeated or nested values count as absent. */
-function stringParam(source: unknown, name: string): string | undefined {
-  const value = (source as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
 function truthy(value: string | undefined): boolean {
   return value === 'true' || value === '1' || value === 'yes';
 }
@@ -96,8 +115,8 @@ function redirectWith(redirectUri: string, params: Record<string, string | undef
 }
 
 /** Validates an authorization request in RFC 6749 order: client and redirect URI first, then the rest. */
-async function checkRequest(oauth: OAuthService, source: unknown): Promise<Checked> {
-  const get = (name: string) => stringParam(source, name);
+async function checkRequest(oauth: OAuthService, source: AuthorizationParams): Promise<Checked> {
+  const get = (name: keyof AuthorizationParams) => source[name];
   const clientId = get('client_id');
   const application = clientId ? await oauth.applicationByClientId(clientId) : null;
   if (!application) {
@@ -157,12 +176,15 @@ function formActionSource(redirectUri: string): string {
   return ` ${url.protocol}`;
 }
 
+/** The handlers of the sign-in pages, mounted by `src/oauth/authorize.ts` and `src/auth/sessions.ts`. */
+export type SignInFlow = ReturnType<typeof signInFlow>;
+
 /**
- * GET/POST /oauth/authorize, the sign-in and two-factor forms (/auth/sign_in, /auth/two_factor) and
- * /auth/sign_out: server-rendered pages, CSRF-protected, framed by nobody.
+ * The browser's way to an authorization code: GET/POST /oauth/authorize, the sign-in and two-factor
+ * forms (/auth/sign_in, /auth/two_factor) and /auth/sign_out, which share cookies, CSRF tokens and
+ * page framing. Server-rendered pages, CSRF-protected, framed by nobody.
  */
-export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
-  const router = Router();
+export function signInFlow(deps: AuthorizePagesDeps) {
   const secure = deps.publicUrl.startsWith('https:');
   const sessionCookie = secure ? '__Host-agora_session' : 'agora_session';
   const csrfCookie = secure ? '__Host-agora_csrf' : 'agora_csrf';
@@ -185,10 +207,9 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
   }
 
   /** True when the form's token belongs to this browser and session. */
-  function csrfValid(req: Request): boolean {
+  function csrfValid(req: Request, given: string | undefined): boolean {
     const cookies = readCookies(req);
     const secret = cookies.get(csrfCookie);
-    const given = stringParam(req.body, 'authenticity_token');
     if (secret === undefined || given === undefined) return false;
     const expected = hmac(deps.keys.csrf, `${secret}|${cookies.get(sessionCookie) ?? ''}`);
     return sameString(given, expected);
@@ -226,9 +247,13 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
   }
 
   /** A page handler for a form post: refused with 403 unless it carries this browser's CSRF token. */
-  function form(handler: (req: Request, res: Response) => Promise<void>) {
+  function form<T extends z.ZodType<{ authenticity_token?: string | undefined }>>(
+    schema: T,
+    handler: (body: z.output<T>, req: Request, res: Response) => Promise<void>,
+  ) {
     return page(async (req, res) => {
-      if (!csrfValid(req)) {
+      const body = parseInput(schema, req.body ?? {});
+      if (!csrfValid(req, body.authenticity_token)) {
         message(
           res,
           403,
@@ -237,7 +262,7 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
         );
         return;
       }
-      await handler(req, res);
+      await handler(body, req, res);
     });
   }
 
@@ -260,7 +285,10 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
   }
 
   /** The checked request, or the response already sent (error page or error redirect). */
-  async function checked(res: Response, source: unknown): Promise<AuthorizationRequest | undefined> {
+  async function checked(
+    res: Response,
+    source: AuthorizationParams,
+  ): Promise<AuthorizationRequest | undefined> {
     const result = await checkRequest(deps.oauth, source);
     if (result.kind === 'ok') return result.request;
     if (result.kind === 'redirect') redirect(res, result.location);
@@ -352,119 +380,110 @@ export function authorizePagesRouter(deps: AuthorizePagesDeps): Router {
     await deps.limiter.enforce(loginLimitChecks(req.ip, email), { ip: req.ip });
   }
 
-  router.get(
-    '/oauth/authorize',
-    page(async (req, res) => {
-      const request = await checked(res, req.query);
-      if (!request) return;
-      const session = truthy(stringParam(req.query, 'force_login')) ? null : await currentSession(req);
-      if (!session) {
-        showSignIn(req, res, request);
-        return;
-      }
-      // The web frontend's own app never asks its users to approve it.
-      if (request.application.superapp) {
-        await grant(res, request, session.userId);
-        return;
-      }
-      const user = await deps.users.findById(session.userId);
-      const f = frame(req, res, readCookies(req).get(sessionCookie));
-      const html = approvalPage(f, {
-        params: request.params,
-        application: request.application,
-        scopes: request.scopes,
-        email: user?.email ?? '',
-      });
-      send(res, 200, html, f.nonce, request.redirectUri);
-    }),
-  );
+  /** GET /oauth/authorize: the sign-in page, or the approval page of a signed-in browser. */
+  const authorizationPage = page(async (req, res) => {
+    const query = parseInput(authorizeQuery, req.query);
+    const request = await checked(res, query);
+    if (!request) return;
+    const session = truthy(query.force_login) ? null : await currentSession(req);
+    if (!session) {
+      showSignIn(req, res, request);
+      return;
+    }
+    // The web frontend's own app never asks its users to approve it.
+    if (request.application.superapp) {
+      await grant(res, request, session.userId);
+      return;
+    }
+    const user = await deps.users.findById(session.userId);
+    const f = frame(req, res, readCookies(req).get(sessionCookie));
+    const html = approvalPage(f, {
+      params: request.params,
+      application: request.application,
+      scopes: request.scopes,
+      email: user?.email ?? '',
+    });
+    send(res, 200, html, f.nonce, request.redirectUri);
+  });
 
-  router.post(
-    '/oauth/authorize',
-    form(async (req, res) => {
-      const request = await checked(res, req.body);
-      if (!request) return;
-      const session = await currentSession(req);
-      if (!session) {
-        showSignIn(req, res, request, 401, 'Your session has ended. Please log in again.');
-        return;
-      }
-      const decision = stringParam(req.body, 'decision');
-      if (decision === 'approve') {
-        await grant(res, request, session.userId);
-        return;
-      }
-      if (request.redirectUri === OOB_REDIRECT_URI) {
-        message(res, 200, 'Authorization denied', 'You denied this application access to your account.');
-        return;
-      }
-      redirect(
-        res,
-        redirectWith(request.redirectUri, {
-          error: 'access_denied',
-          error_description: 'The resource owner or authorization server denied the request.',
-          state: request.state,
-        }),
-      );
-    }),
-  );
+  /** POST /oauth/authorize: the browser's decision on the approval page. */
+  const decision = form(decisionForm, async (body, req, res) => {
+    const request = await checked(res, body);
+    if (!request) return;
+    const session = await currentSession(req);
+    if (!session) {
+      showSignIn(req, res, request, 401, 'Your session has ended. Please log in again.');
+      return;
+    }
+    const decision = body.decision;
+    if (decision === 'approve') {
+      await grant(res, request, session.userId);
+      return;
+    }
+    if (request.redirectUri === OOB_REDIRECT_URI) {
+      message(res, 200, 'Authorization denied', 'You denied this application access to your account.');
+      return;
+    }
+    redirect(
+      res,
+      redirectWith(request.redirectUri, {
+        error: 'access_denied',
+        error_description: 'The resource owner or authorization server denied the request.',
+        state: request.state,
+      }),
+    );
+  });
 
-  router.post(
-    '/auth/sign_in',
-    form(async (req, res) => {
-      const request = await checked(res, req.body);
-      if (!request) return;
-      const email = (stringParam(req.body, 'email') ?? '').trim();
-      const password = stringParam(req.body, 'password') ?? '';
-      await enforceLoginLimits(req, email);
-      let user: User;
-      try {
-        user = await deps.users.authenticate(email, password);
-      } catch (error) {
-        // Unknown e-mail, unconfirmed account and wrong password read the same.
-        if (!isAppError(error) || error.status >= 500) throw error;
-        showSignIn(req, res, request, 401, INVALID_CREDENTIALS, email);
-        return;
-      }
-      if (await deps.twoFactor.isEnabled(user.id)) {
-        setCookie(res, pendingCookie, pendingValue(user.id), { secure, maxAge: PENDING_SIGN_IN_SECONDS });
-        showTwoFactor(req, res, request);
-        return;
-      }
-      await signIn(req, res, user, request);
-    }),
-  );
+  /** POST /auth/sign_in: the password step (then the second factor, when the user has one). */
+  const signInForm = form(signInFormParams, async (body, req, res) => {
+    const request = await checked(res, body);
+    if (!request) return;
+    const email = (body.email ?? '').trim();
+    const password = body.password ?? '';
+    await enforceLoginLimits(req, email);
+    let user: User;
+    try {
+      user = await deps.users.authenticate(email, password);
+    } catch (error) {
+      // Unknown e-mail, unconfirmed account and wrong password read the same.
+      if (!isAppError(error) || error.status >= 500) throw error;
+      showSignIn(req, res, request, 401, INVALID_CREDENTIALS, email);
+      return;
+    }
+    if (await deps.twoFactor.isEnabled(user.id)) {
+      setCookie(res, pendingCookie, pendingValue(user.id), { secure, maxAge: PENDING_SIGN_IN_SECONDS });
+      showTwoFactor(req, res, request);
+      return;
+    }
+    await signIn(req, res, user, request);
+  });
 
-  router.post(
-    '/auth/two_factor',
-    form(async (req, res) => {
-      const request = await checked(res, req.body);
-      if (!request) return;
-      const userId = pendingUserId(req);
-      const user = userId === undefined ? null : await deps.users.findById(userId);
-      if (!user) {
-        showSignIn(req, res, request, 401, 'Your sign-in has expired. Please log in again.');
-        return;
-      }
-      await enforceLoginLimits(req, user.email);
-      if (!(await deps.twoFactor.verify(user.id, stringParam(req.body, 'otp_attempt') ?? ''))) {
-        showTwoFactor(req, res, request, 401, INVALID_OTP);
-        return;
-      }
-      setCookie(res, pendingCookie, '', { secure, maxAge: 0 });
-      await signIn(req, res, user, request);
-    }),
-  );
+  /** POST /auth/two_factor: the second factor of a sign-in that passed the password step. */
+  const twoFactorForm = form(twoFactorFormParams, async (body, req, res) => {
+    const request = await checked(res, body);
+    if (!request) return;
+    const userId = pendingUserId(req);
+    const user = userId === undefined ? null : await deps.users.findById(userId);
+    if (!user) {
+      showSignIn(req, res, request, 401, 'Your sign-in has expired. Please log in again.');
+      return;
+    }
+    await enforceLoginLimits(req, user.email);
+    if (!(await deps.twoFactor.verify(user.id, body.otp_attempt ?? ''))) {
+      showTwoFactor(req, res, request, 401, INVALID_OTP);
+      return;
+    }
+    setCookie(res, pendingCookie, '', { secure, maxAge: 0 });
+    await signIn(req, res, user, request);
+  });
 
-  router.post(
-    '/auth/sign_out',
-    form(async (req, res) => {
-      await deps.sessions.deactivate(readCookies(req).get(sessionCookie));
-      setCookie(res, sessionCookie, '', { secure, maxAge: 0 });
-      const nonce = randomBytes(16).toString('base64');
-      send(res, 200, signedOutPage({ instanceTitle: deps.instanceTitle, nonce }), nonce);
-    }),
-  );
+  /** POST /auth/sign_out: ends the browser's session. */
+  const signOutForm = form(signOutFormParams, async (_body, req, res) => {
+    await deps.sessions.deactivate(readCookies(req).get(sessionCookie));
+    setCookie(res, sessionCookie, '', { secure, maxAge: 0 });
+    const nonce = randomBytes(16).toString('base64');
+    send(res, 200, signedOutPage({ instanceTitle: deps.instanceTitle, nonce }), nonce);
+  });
 
-  return router;
+  return { authorizationPage, decision, signInForm, twoFactorForm, signOutForm };
 }
