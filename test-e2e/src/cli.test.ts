@@ -159,8 +159,8 @@ describe('pnpm agora users:create', function () {
       expect(
         await query(
           eventsDb.url,
-          `SELECT a.username, a.type, u.default_actor_id = a.id AS is_default
-             FROM users u JOIN actors a ON a.user_id = u.id`,
+          `SELECT a.username, a.type, d.actor_id = a.id AS is_default
+             FROM users u JOIN actors a ON a.user_id = u.id LEFT JOIN user_default_actors d ON d.user_id = u.id`,
         ),
       ).to.deep.equal([{ username: 'ana', type: 'Person', is_default: true }]);
 

@@ -7,6 +7,7 @@ import { createUserSettings } from './20261122110000-create-user-settings.js';
 import { actorOwners } from './20261122130000-actor-owners.js';
 import { createMedia } from './20261123090000-create-media.js';
 import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
+import { profileLinksOwnTables } from './20261127040000-profile-links-own-tables.js';
 
 // `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
 // federation migration when it landed (its stored name stays). ADR 0013.
@@ -26,6 +27,7 @@ export function migrationSets(): MigrationSet[] {
         { ...actorOwners, placedAfter: AFTER_FEDERATION },
         createMedia,
         mediaOrphanKeys,
+        profileLinksOwnTables,
       ],
     },
   ];

@@ -66,8 +66,13 @@ export interface UserRef {
 
 export interface CreateUserInput {
   email: string;
-  /** Required unless `provider` names an external login provider. */
+  /** Required unless `provider` names an external login provider, or `passwordHash` is given. */
   password?: string;
+  /**
+   * Instead of `password`: one the caller checked against its policy and hashed (`hashPassword`)
+   * before opening the transaction it passes, so the transaction does not wait on Argon2.
+   */
+  passwordHash?: string;
   role?: Role;
   locale?: string;
   /** Created already confirmed (admin tool, tests): no confirmation token. */
@@ -114,34 +119,44 @@ export class UserStore {
 
   /**
    * Registers an account. Unconfirmed accounts come with their confirmation token (to email once).
-   * Errors: BadInput on `email` (format, already used) or `password` (policy).
+   * Errors: BadInput on `email` (format, already used) or `password` (policy). With `transaction`,
+   * the user is created in the caller's transaction (an app's sign-up that creates more with it).
    */
-  async create(input: CreateUserInput): Promise<{ user: User; confirmationToken: string | null }> {
+  async create(
+    input: CreateUserInput,
+    options: { transaction?: Transaction } = {},
+  ): Promise<{ user: User; confirmationToken: string | null }> {
+    const { transaction } = options;
     const email = normalizeEmail(input.email);
     if (!isValidEmail(email)) throw emailError(USER_MESSAGES.emailInvalid);
-    if (input.password === undefined && !input.provider) {
+    if (input.password === undefined && input.passwordHash === undefined && !input.provider) {
       throw new BadInput('A password is required', { fields: { password: ['A password is required'] } });
     }
     if (input.password !== undefined) validatePassword(input.password);
     // Checked before hashing so a taken email does not cost an Argon2 run; the index still decides races.
-    if (await this.findRowByEmail(email)) throw emailError(USER_MESSAGES.emailTaken);
+    if (await this.findRowByEmail(email, transaction)) throw emailError(USER_MESSAGES.emailTaken);
     const passwordHash =
-      input.password === undefined ? null : await hashPassword(input.password, this.hashParams);
+      input.password === undefined
+        ? (input.passwordHash ?? null)
+        : await hashPassword(input.password, this.hashParams);
     const now = this.now();
     const confirmationToken = input.confirmed ? null : generateToken();
     try {
-      const row = await this.model.create({
-        email,
-        passwordHash,
-        role: input.role ?? 'USER',
-        locale: input.locale ?? 'en',
-        provider: input.provider ?? null,
-        confirmedAt: input.confirmed ? now : null,
-        confirmationSentAt: confirmationToken ? now : null,
-        confirmationTokenHash: confirmationToken ? hashToken(confirmationToken) : null,
-        // On our clock, which the unconfirmed-account purge also reads.
-        createdAt: now,
-      });
+      const row = await this.model.create(
+        {
+          email,
+          passwordHash,
+          role: input.role ?? 'USER',
+          locale: input.locale ?? 'en',
+          provider: input.provider ?? null,
+          confirmedAt: input.confirmed ? now : null,
+          confirmationSentAt: confirmationToken ? now : null,
+          confirmationTokenHash: confirmationToken ? hashToken(confirmationToken) : null,
+          // On our clock, which the unconfirmed-account purge also reads.
+          createdAt: now,
+        },
+        { transaction },
+      );
       return { user: toUser(row.get()), confirmationToken };
     } catch (error) {
       throw mapUniqueEmail(error);
@@ -351,10 +366,11 @@ export class UserStore {
     return this.model.destroy({ where: { confirmedAt: null, createdAt: { [Op.lt]: cutoff } } });
   }
 
-  private async findRowByEmail(email: string): Promise<UserRow | null> {
+  private async findRowByEmail(email: string, transaction?: Transaction): Promise<UserRow | null> {
     const sequelize = this.model.sequelize!;
     const row = await this.model.findOne({
       where: sequelize.where(sequelize.fn('lower', sequelize.col('email')), email.toLowerCase()),
+      transaction,
     });
     return row ? row.get() : null;
   }

@@ -5,6 +5,7 @@ import { AppError, BadInput } from '@agora/core';
 import { createSequelize, runMigrations } from '@agora/db';
 import { withTestDatabase } from '@agora/db/testing';
 import { authMigrationSet } from '../migrations/index.js';
+import { hashPassword } from '../passwords/password-hash.js';
 import { canResend } from './user.tokens.js';
 import { UserStore } from './user.store.js';
 
@@ -244,5 +245,27 @@ describe('UserStore', () => {
     expect(await users.findById(user.id)).to.equal(null);
     expect(await users.remove(user)).to.equal(false);
     expect(await users.remove({ id: 'nope' })).to.equal(false);
+  });
+
+  it("creates an account with a password hashed ahead, inside the caller's transaction", async () => {
+    const email = uniqueEmail();
+    const passwordHash = await hashPassword('secret-1', CHEAP);
+    await sequelize
+      .transaction(async (transaction) => {
+        const { user, confirmationToken } = await users.create({ email, passwordHash }, { transaction });
+        expect(confirmationToken).to.match(/^[A-Za-z0-9_-]{43}$/);
+        // Seen inside the transaction (the taken-email check reads in it too), not outside.
+        expect((await rejection(users.create({ email, passwordHash }, { transaction }))).message).to.equal(
+          'This email is already used.',
+        );
+        expect(await users.findById(user.id)).to.equal(null);
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    expect(await users.findByEmail(email)).to.equal(null);
+    const { user, confirmationToken } = await users.create({ email, passwordHash });
+    expect((await storedHashes(user.id)).password_hash).to.equal(passwordHash);
+    await users.confirm(confirmationToken!);
+    expect((await users.authenticate(email, 'secret-1')).id).to.equal(user.id);
   });
 });

@@ -356,6 +356,24 @@ export class ActorStore {
     return toActor(row.get());
   }
 
+  /**
+   * Changes a local actor's type (a microblog account marked as a bot: `Person` ↔ `Service`), for apps
+   * that never write this package's table themselves. Errors: NotFound (no such local actor).
+   */
+  async setType(id: string, type: ActorType, options: { transaction?: Transaction } = {}): Promise<Actor> {
+    const [, rows] = await this.model.update(
+      { type, updatedAt: this.now() },
+      {
+        where: { id: isActorId(id) ? id : '0', domain: null },
+        returning: true,
+        transaction: options.transaction,
+      },
+    );
+    const row = rows[0];
+    if (!row) throw new NotFound('Actor not found');
+    return toActor(row.get());
+  }
+
   /** Creates or refreshes a remote actor from its document, keyed by its URI. */
   async upsertRemote(input: RemoteActorInput): Promise<Actor> {
     const now = this.now();

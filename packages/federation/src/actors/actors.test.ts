@@ -146,6 +146,15 @@ describe('ActorStore', () => {
     expect((await rejection(actors.update('999999', {}))).kind).to.equal('NotFound');
   });
 
+  it("changes a local actor's type, and only a local one's", async () => {
+    const bot = await actors.createLocal({ type: 'Person', username: 'alice_bot', userId: '7' });
+    expect((await actors.setType(bot.id, 'Service')).type).to.equal('Service');
+    expect((await actors.findById(bot.id))?.type).to.equal('Service');
+    const remote = await actors.upsertRemote(remoteActorInput('dave', 'remote.test'));
+    expect((await rejection(actors.setType(remote.id, 'Service'))).kind).to.equal('NotFound');
+    expect((await rejection(actors.setType('999999', 'Service'))).kind).to.equal('NotFound');
+  });
+
   it('batches lookups by id and ignores ids that are not ids', async () => {
     const alice = await actors.findByUsername('alice', null);
     const found = await actors.findByIds([alice!.id, alice!.id, 'nope', '99999999999999999999']);

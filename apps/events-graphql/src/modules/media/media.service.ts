@@ -169,13 +169,22 @@ export class MediaService {
   async remove(userId: string, id: string): Promise<MediaRow> {
     const media = await this.owned(userId, id);
     const unshared = await this.options.sequelize.transaction(async (transaction) => {
-      // A profile showing it shows nothing instead (the id columns are cleared by their foreign keys).
-      await this.options.sequelize.query(
-        `UPDATE actors SET avatar_url = CASE WHEN avatar_media_id = $1 THEN NULL ELSE avatar_url END,
-                           header_url = CASE WHEN banner_media_id = $1 THEN NULL ELSE header_url END
-          WHERE avatar_media_id = $1 OR banner_media_id = $1`,
-        { bind: [media.id], type: QueryTypes.UPDATE, transaction },
+      // A profile showing it shows nothing instead (the id columns are cleared by their foreign keys);
+      // its URLs are federation's columns, written through its store.
+      const showing = await this.options.sequelize.query<{
+        actorId: string;
+        avatar: boolean;
+        banner: boolean;
+      }>(
+        `SELECT actor_id AS "actorId", avatar_media_id IS NOT DISTINCT FROM $1 AS avatar,
+                banner_media_id IS NOT DISTINCT FROM $1 AS banner
+           FROM actor_pictures WHERE avatar_media_id = $1 OR banner_media_id = $1 FOR UPDATE`,
+        { bind: [media.id], type: QueryTypes.SELECT, transaction },
       );
+      for (const { actorId, avatar, banner } of showing) {
+        const patch = { ...(avatar ? { avatarUrl: null } : {}), ...(banner ? { headerUrl: null } : {}) };
+        await this.options.actors.update(String(actorId), patch, { transaction });
+      }
       const deleted = await this.options.model.destroy({ where: { id: media.id }, transaction });
       if (deleted === 0) throw new NotFound();
       const others = await this.options.model.count({ where: { fileKey: media.fileKey }, transaction });
@@ -232,11 +241,18 @@ export class MediaService {
         'existing' in choice
           ? choice.existing
           : await this.commit(choice.staged, actor.id, actor.userId!, choice.details, transaction);
-      const [idColumn, urlColumn] =
-        picture === 'avatar' ? ['avatar_media_id', 'avatar_url'] : ['banner_media_id', 'header_url'];
+      // The media id in this app's `actor_pictures`; the URL in the actor, through federation's store.
+      const idColumn = picture === 'avatar' ? 'avatar_media_id' : 'banner_media_id';
       await this.options.sequelize.query(
-        `UPDATE actors SET ${idColumn} = $2, ${urlColumn} = $3, updated_at = now() WHERE id = $1`,
-        { bind: [actor.id, media.id, this.url(media)], type: QueryTypes.UPDATE, transaction },
+        `INSERT INTO actor_pictures (actor_id, ${idColumn}) VALUES ($1, $2)
+         ON CONFLICT (actor_id) DO UPDATE SET ${idColumn} = $2`,
+        { bind: [actor.id, media.id], type: QueryTypes.INSERT, transaction },
+      );
+      const url = this.url(media);
+      await this.options.actors.update(
+        actor.id,
+        picture === 'avatar' ? { avatarUrl: url } : { headerUrl: url },
+        { transaction },
       );
     }
   }

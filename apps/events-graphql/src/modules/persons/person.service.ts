@@ -89,9 +89,11 @@ export class PersonService {
       if (!identities.includes(person.id)) throw new NotFound(PERSON_MESSAGES.profileNotFound, REFUSAL);
       if (identities.length <= 1) throw new BadInput(PERSON_MESSAGES.lastIdentity, REFUSAL);
       const next = identities.find((personId) => personId !== person.id)!;
+      // The default moves only if it was this profile (or unset); `user_default_actors` is this app's.
       await this.options.sequelize.query(
-        'UPDATE users SET default_actor_id = $1 WHERE id = $2 AND (default_actor_id = $3 OR default_actor_id IS NULL)',
-        { bind: [next, owner.id, person.id], type: QueryTypes.UPDATE, transaction },
+        `INSERT INTO user_default_actors (user_id, actor_id) VALUES ($2, $1)
+         ON CONFLICT (user_id) DO UPDATE SET actor_id = $1 WHERE user_default_actors.actor_id = $3`,
+        { bind: [next, owner.id, person.id], type: QueryTypes.INSERT, transaction },
       );
       await this.options.actors.remove(person.id, { transaction });
       return person;
@@ -107,10 +109,11 @@ export class PersonService {
     if (actor.type !== 'Person' || actor.userId !== owner.id) {
       throw new Forbidden(PERSON_MESSAGES.notYours, REFUSAL);
     }
-    await this.options.sequelize.query('UPDATE users SET default_actor_id = $1 WHERE id = $2', {
-      bind: [actor.id, owner.id],
-      type: QueryTypes.UPDATE,
-    });
+    await this.options.sequelize.query(
+      `INSERT INTO user_default_actors (user_id, actor_id) VALUES ($2, $1)
+       ON CONFLICT (user_id) DO UPDATE SET actor_id = $1`,
+      { bind: [actor.id, owner.id], type: QueryTypes.INSERT },
+    );
   }
 
   /** A profile by id for anyone; suspended ones only for instance moderators. */
@@ -162,8 +165,9 @@ export class PersonService {
         );
         // The first profile becomes the default; registerPerson always makes its profile the default.
         await this.options.sequelize.query(
-          `UPDATE users SET default_actor_id = $1 WHERE id = $2 ${firstOnly ? '' : 'AND default_actor_id IS NULL'}`,
-          { bind: [person.id, userId], type: QueryTypes.UPDATE, transaction },
+          `INSERT INTO user_default_actors (user_id, actor_id) VALUES ($2, $1)
+           ON CONFLICT (user_id) DO ${firstOnly ? 'UPDATE SET actor_id = $1' : 'NOTHING'}`,
+          { bind: [person.id, userId], type: QueryTypes.INSERT, transaction },
         );
         if (pictures) await pictures(person, transaction);
         return person;

@@ -279,7 +279,7 @@ describe('persons', () => {
     );
     // Stored too, for modules that read the default without asking this one.
     const [stored] = await server.ctx.sequelize.query<{ id: string }>(
-      'SELECT default_actor_id AS id FROM users WHERE id = $1',
+      'SELECT actor_id AS id FROM user_default_actors WHERE user_id = $1',
       { bind: [fay.id], type: QueryTypes.SELECT },
     );
     expect(String(stored!.id)).to.equal(spare.id);

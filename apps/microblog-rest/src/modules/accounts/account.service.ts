@@ -1,20 +1,18 @@
 import {
-  generateToken,
   hashPassword,
-  hashToken,
   isUserId,
   isValidEmail,
   normalizeEmail,
-  toUser,
+  USER_MESSAGES,
   type Role,
   type Scope,
   type User,
   type UserStore,
 } from '@agora/auth';
-import { Conflict, Forbidden, Internal, isAppError, NotFound, type Mailer } from '@agora/core';
+import { BadInput, Conflict, Forbidden, Internal, isAppError, NotFound, type Mailer } from '@agora/core';
 import { preparedStatement } from '@agora/db';
 import type { Actor, ActorStore, ActorType } from '@agora/federation';
-import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { MicroblogLimits } from '../../config/config.js';
 import type { SerializableAccount } from '../../entities/account.js';
 import type { InstanceService } from '../instance/instance.service.js';
@@ -189,45 +187,36 @@ export class AccountService {
     const { username, email, password, locale } = await this.validateRegistration(input);
     // Hashing is the slow part: done before the transaction so it holds no locks meanwhile.
     const passwordHash = await hashPassword(password);
-    const confirmationToken = generateToken();
-    const now = new Date();
 
-    let created: { token: IssuedUserToken; user: User; actor: Actor };
+    let created: { token: IssuedUserToken; user: User; actor: Actor; confirmationToken: string };
     try {
       created = await this.deps.sequelize.transaction(async (transaction) => {
-        const row = await this.deps.users.model.create(
-          {
-            email,
-            passwordHash,
-            role: 'USER',
-            locale,
-            confirmationSentAt: now,
-            confirmationTokenHash: hashToken(confirmationToken),
-            createdAt: now,
-          },
+        // Through @agora/auth's store: apps never write its `users` table themselves.
+        const { user, confirmationToken } = await this.deps.users.create(
+          { email, passwordHash, role: 'USER', locale },
           { transaction },
         );
-        const userId = String(row.get('id'));
         const actor = await this.deps.actors.createLocal(
-          { type: 'Person', username, userId },
+          { type: 'Person', username, userId: user.id },
           { transaction },
         );
-        await this.settingsModel.create({ actorId: actor.id, updatedAt: now }, { transaction });
-        const token = await this.deps.tokens.issue(application.id, userId, application.scopes, transaction);
-        return { token, actor, user: toUser(row.get()) };
+        await this.settingsModel.create({ actorId: actor.id, updatedAt: new Date() }, { transaction });
+        const token = await this.deps.tokens.issue(application.id, user.id, application.scopes, transaction);
+        return { token, actor, user, confirmationToken: confirmationToken! };
       });
     } catch (error) {
       throw this.registrationConflict(error) ?? error;
     }
 
     try {
-      await this.sendConfirmation(created.user.email, username, confirmationToken);
+      await this.sendConfirmation(created.user.email, username, created.confirmationToken);
     } catch (error) {
       // Without its mail the account could never be confirmed: registering again must be possible.
-      await this.deps.users.model.destroy({ where: { id: created.user.id } });
+      await this.deps.users.remove(created.user);
       throw new Internal('The confirmation e-mail could not be sent', { cause: error });
     }
-    return created;
+    const { token, user, actor } = created;
+    return { token, user, actor };
   }
 
   /**
@@ -361,10 +350,7 @@ export class AccountService {
       await this.deps.sequelize.transaction(async (transaction) => {
         await this.deps.actors.update(actor.id, { ...changes.actor, ...images }, { transaction });
         if (changes.type && changes.type !== actor.type) {
-          await this.deps.actors.model.update(
-            { type: changes.type, updatedAt: new Date() },
-            { where: { id: actor.id }, transaction },
-          );
+          await this.deps.actors.setType(actor.id, changes.type, { transaction });
         }
         if (Object.keys(changes.settings).length > 0) {
           await this.settingsModel.upsert(
@@ -580,9 +566,9 @@ export class AccountService {
     const v = new Validation();
     if (error instanceof Conflict && error.code === 'username_taken') {
       v.add('username', 'Username', VALIDATION.taken);
-    } else if (error instanceof UniqueConstraintError) {
-      const constraint = (error.parent as { constraint?: string } | undefined)?.constraint;
-      if (constraint === 'users_email_lower_key') v.add('email', 'Email', VALIDATION.taken);
+    } else if (error instanceof BadInput && error.message === USER_MESSAGES.emailTaken) {
+      // @agora/auth's word for an email registered meanwhile (its check or its unique index).
+      v.add('email', 'Email', VALIDATION.taken);
     } else if (isAppError(error)) {
       return error;
     }

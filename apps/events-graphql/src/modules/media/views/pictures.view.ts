@@ -16,8 +16,8 @@ export class PicturesView {
       avatar: string | null;
       banner: string | null;
     }>(
-      `SELECT id, avatar_media_id AS avatar, banner_media_id AS banner FROM actors
-        WHERE id = ANY($1::bigint[]) AND (avatar_media_id IS NOT NULL OR banner_media_id IS NOT NULL)`,
+      `SELECT actor_id AS id, avatar_media_id AS avatar, banner_media_id AS banner FROM actor_pictures
+        WHERE actor_id = ANY($1::bigint[]) AND (avatar_media_id IS NOT NULL OR banner_media_id IS NOT NULL)`,
       { bind: [ids], type: QueryTypes.SELECT },
     );
     const mediaIds = links.flatMap((link) => [link.avatar, link.banner]).filter((id) => id !== null);

@@ -36,8 +36,8 @@ export class IdentitiesView {
     const chosen = this.app.sequelize.literal(`(
       SELECT (SELECT a.id FROM actors a
                WHERE a.user_id = u.id AND a.type = 'Person' AND a.domain IS NULL
-               ORDER BY a.id = u.default_actor_id DESC NULLS LAST, a.id LIMIT 1)
-        FROM users u WHERE u.id IN (${ids.join(',')}))`);
+               ORDER BY a.id = d.actor_id DESC NULLS LAST, a.id LIMIT 1)
+        FROM users u LEFT JOIN user_default_actors d ON d.user_id = u.id WHERE u.id IN (${ids.join(',')}))`);
     const rows = await this.app.actors.model.findAll({ where: { id: { [Op.in]: chosen } } });
     for (const row of rows) {
       const actor = toActor(row.get());
