@@ -2,10 +2,47 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '@agora/core';
-import { createTestDatabase, freePort } from '@agora/db/testing';
+import { emptyJobQueue, jobQueueVersion } from '@agora/core/testing';
+import { createTestDatabase, freePort, type TemplateSpec } from '@agora/db/testing';
 import { loadConfig } from '../config/config.js';
 import { AppContext, type AppServices } from '../context.js';
+import { migrationSets } from '../migrations/index.js';
 import { createServer, type AppServer } from '../server.js';
+
+/** What a test server's configuration starts from: test mode, loopback, cheap password hashes. */
+export function testEnv(databaseUrl: string, port: number, dataDir: string): Env {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    PASSWORD_HASH_COST: 'test',
+  };
+}
+
+/**
+ * The database every test server starts from: all migrations applied and booted once, so the job
+ * queue's schema and queues exist too. Built once per run (and migration list), cloned per server.
+ */
+export const eventsTemplate: TemplateSpec = {
+  family: 'events',
+  sets: migrationSets,
+  prepareKey: jobQueueVersion(),
+  async prepare(url) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agora-events-template-'));
+    try {
+      const ctx = await AppContext.fromConfig(loadConfig(testEnv(url, await freePort(), dataDir)));
+      const server = createServer(ctx);
+      await server.start();
+      await server.stop();
+      await emptyJobQueue(url);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+};
 
 export interface TestServer {
   url: string;
@@ -21,7 +58,7 @@ export async function startTestServer(
   env: Env = {},
   overrides: Partial<AppServices> = {},
 ): Promise<TestServer> {
-  const db = await createTestDatabase(label);
+  const db = await createTestDatabase(label, eventsTemplate);
   const dataDir = mkdtempSync(join(tmpdir(), `agora-events-${label}-`));
   const started: Array<{ server: AppServer }> = [];
   let sharedPublicUrl: string | undefined;
@@ -31,12 +68,8 @@ export async function startTestServer(
     const port = await freePort();
     sharedPublicUrl ??= `http://127.0.0.1:${port}`;
     const config = loadConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      HOST: '127.0.0.1',
-      PORT: String(port),
+      ...testEnv(db.url, port, dataDir),
       PUBLIC_URL: sharedPublicUrl,
-      DATA_DIR: dataDir,
       ...extraEnv,
     });
     const ctx = await AppContext.fromConfig(config, extra);

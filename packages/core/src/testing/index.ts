@@ -1,2 +1,3 @@
 export * from './mail-folder.js';
 export * from './system-tools.js';
+export * from './job-queue-template.js';

@@ -5,9 +5,8 @@ import { QueryTypes } from 'sequelize';
 import { ipSubject, MICROBLOG_POLICIES, RateLimiter } from '@agora/auth';
 import { readMailFolder } from '@agora/core/testing';
 import { createSequelize, type Sequelize } from '@agora/db';
-import { createTestDatabase } from '@agora/db/testing';
 import { expectShape, type Shape } from '../../testing/shape.js';
-import { startTestServer, type TestServer } from '../../testing/server.js';
+import { createMicroblogTestDatabase, startTestServer, type TestServer } from '../../testing/server.js';
 
 const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 type Json = Record<string, unknown>;
@@ -459,7 +458,7 @@ describe('accounts: sign-up atomicity and rate limits (clock pinned)', () => {
   let rateLimiter: RateLimiter;
 
   before(async () => {
-    db = await createTestDatabase('accounts_limits');
+    db = await createMicroblogTestDatabase('accounts_limits');
     sequelize = createSequelize({ url: db.url });
     rateLimiter = new RateLimiter(sequelize, { now: () => NOW });
     t = await startTestServer('accounts-limits', { databaseUrl: db.url, overrides: { rateLimiter } });

@@ -11,10 +11,9 @@ import sharp from 'sharp';
 import { MICROBLOG_POLICIES, RateLimiter, userSubject } from '@agora/auth';
 import { createSequelize, type Sequelize } from '@agora/db';
 import { requireSystemTool } from '@agora/core/testing';
-import { createTestDatabase } from '@agora/db/testing';
 import { passwordToken, registerApp, type TestApp } from '../../testing/oauth-clients.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
-import { startTestServer, type TestServer } from '../../testing/server.js';
+import { createMicroblogTestDatabase, startTestServer, type TestServer } from '../../testing/server.js';
 import { PROCESS_MEDIA_JOB } from './media-attachment.service.js';
 
 const run = promisify(execFile);
@@ -49,7 +48,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
   let work: string;
 
   before(async () => {
-    db = await createTestDatabase('media');
+    db = await createMicroblogTestDatabase('media');
     sequelize = createSequelize({ url: db.url });
     rateLimiter = new RateLimiter(sequelize, { now: () => NOW });
     // A small image limit, so an oversize image is cheap to make.
