@@ -9,6 +9,8 @@ import { AppContext, type AppServices } from '../context.js';
 import { migrationSets } from '../migrations/index.js';
 import { createServer, type AppServer } from '../server.js';
 
+export { graphql, type GraphQLResponse } from './graphql-client.js';
+
 /** What a test server's configuration starts from: test mode, loopback, cheap password hashes. */
 export function testEnv(databaseUrl: string, port: number, dataDir: string): Env {
   return {
@@ -88,36 +90,5 @@ export async function startTestServer(
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
-  };
-}
-
-export interface GraphQLResponse<T = Record<string, unknown>> {
-  status: number;
-  contentType: string | null;
-  body: { data?: T | null; errors?: Array<Record<string, unknown>> };
-  text: string;
-}
-
-/** POST /api with a JSON body, as the web client sends operations. */
-export async function graphql<T = Record<string, unknown>>(
-  url: string,
-  query: string,
-  options: {
-    variables?: Record<string, unknown>;
-    operationName?: string;
-    headers?: Record<string, string>;
-  } = {},
-): Promise<GraphQLResponse<T>> {
-  const response = await fetch(`${url}/api`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...options.headers },
-    body: JSON.stringify({ query, variables: options.variables, operationName: options.operationName }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    contentType: response.headers.get('content-type'),
-    body: JSON.parse(text),
-    text,
   };
 }
