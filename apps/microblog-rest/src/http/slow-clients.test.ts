@@ -1,6 +1,6 @@
 import { createConnection } from 'node:net';
 import { expect } from 'chai';
-import { passwordToken, registerApp } from '../testing/oauth-clients.js';
+import { registerApp, signedInAccount } from '../testing/oauth-clients.js';
 import { startTestServer, type TestServer } from '../testing/server.js';
 
 const IDLE_MS = 500;
@@ -42,11 +42,7 @@ describe('microblog HTTP server with slow and silent clients (issue 12 §3)', ()
       },
     });
     const app = await registerApp(t.url, 'Slow clients test');
-    const email = 'slow@example.com';
-    const password = 'correct horse battery';
-    const { user } = await t.ctx.users.create({ email, password, confirmed: true });
-    await t.ctx.actors.createLocal({ type: 'Person', username: 'slow', userId: user.id });
-    token = await passwordToken(t.url, app, { email, password });
+    ({ token } = await signedInAccount(t, app, 'slow'));
   });
   after(() => t?.stop());
 
