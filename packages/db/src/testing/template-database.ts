@@ -30,15 +30,18 @@ const STALE_AFTER_MS = 60 * 60 * 1000;
 // Bumped when this module changes what a template holds.
 const FORMAT = '1';
 
-/** The template's name: the family and a hash of every migration's stored name and `up` source. */
+/** The template's name: the family and a hash of every migration (name, `up` source, options). */
 export function templateName(spec: TemplateSpec): string {
   if (!/^[a-z0-9]{1,16}$/.test(spec.family)) throw new Error(`Invalid template family "${spec.family}"`);
   const hash = createHash('sha256');
   hash.update(`${FORMAT}\0${spec.prepareKey ?? ''}\0${spec.prepare ? 'prepared' : ''}\0`);
   for (const set of spec.sets()) {
+    hash.update(`${set.owner}\0`);
     for (const migration of set.migrations) {
-      hash.update(`${set.owner}/${migration.name}\0${migration.up.toString()}\0`);
-      hash.update(`${migration.transaction === false ? 'no-tx' : ''}\0`);
+      // Every field counts, functions by their source: `up`, and whatever orders or runs it.
+      for (const [key, value] of Object.entries(migration).sort(([a], [b]) => a.localeCompare(b))) {
+        hash.update(`${key}=${typeof value === 'function' ? value.toString() : JSON.stringify(value)}\0`);
+      }
     }
   }
   return `${PREFIX}${spec.family}_${hash.digest('hex').slice(0, 16)}`;
