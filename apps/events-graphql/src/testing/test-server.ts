@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '@agora/core';
-import { emptyJobQueue, jobQueueVersion } from '@agora/core/testing';
-import { createTestDatabase, freePort, type TemplateSpec } from '@agora/db/testing';
+import { createTestDatabase, freePort, serviceTemplate, testServiceEnv } from '@agora/db/testing';
 import { loadConfig } from '../config/config.js';
 import { AppContext, type AppServices } from '../context.js';
 import { migrationSets } from '../migrations/index.js';
@@ -11,40 +10,17 @@ import { createServer, type AppServer } from '../server.js';
 
 export { graphql, type GraphQLResponse } from './graphql-client.js';
 
-/** What a test server's configuration starts from: test mode, loopback, cheap password hashes. */
-export function testEnv(databaseUrl: string, port: number, dataDir: string): Env {
-  return {
-    NODE_ENV: 'test',
-    DATABASE_URL: databaseUrl,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATA_DIR: dataDir,
-    PASSWORD_HASH_COST: 'test',
-  };
-}
-
 /**
- * The database every test server starts from: all migrations applied and booted once, so the job
- * queue's schema and queues exist too. Built once per run (and migration list), cloned per server.
+ * The database every test server starts from: all migrations applied and the server booted once (the
+ * job queue's schema and queues). Built once per run and migration list, cloned per server.
  */
-export const eventsTemplate: TemplateSpec = {
-  family: 'events',
-  sets: migrationSets,
-  prepareKey: jobQueueVersion(),
-  async prepare(url) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agora-events-template-'));
-    try {
-      const ctx = await AppContext.fromConfig(loadConfig(testEnv(url, await freePort(), dataDir)));
-      const server = createServer(ctx);
-      await server.start();
-      await server.stop();
-      await emptyJobQueue(url);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  },
-};
+export const eventsTemplate = serviceTemplate('events', migrationSets, async (url, dataDir) => {
+  const server = createServer(
+    await AppContext.fromConfig(loadConfig(testServiceEnv(url, await freePort(), dataDir))),
+  );
+  await server.start();
+  return server;
+});
 
 export interface TestServer {
   url: string;
@@ -70,7 +46,7 @@ export async function startTestServer(
     const port = await freePort();
     sharedPublicUrl ??= `http://127.0.0.1:${port}`;
     const config = loadConfig({
-      ...testEnv(db.url, port, dataDir),
+      ...testServiceEnv(db.url, port, dataDir),
       PUBLIC_URL: sharedPublicUrl,
       ...extraEnv,
     });

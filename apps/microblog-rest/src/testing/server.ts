@@ -1,48 +1,24 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emptyJobQueue, jobQueueVersion } from '@agora/core/testing';
-import { createTestDatabase, freePort, type TemplateSpec } from '@agora/db/testing';
+import { createTestDatabase, freePort, serviceTemplate, testServiceEnv } from '@agora/db/testing';
 import { loadConfig } from '../config/config.js';
 import { AppContext, type AppContextOverrides } from '../context.js';
 import { migrationSets } from '../migrations/index.js';
 import { createServer, type AppServer } from '../server.js';
 
-/** What a test server's configuration starts from: test mode, loopback, cheap password hashes. */
-export function testEnv(databaseUrl: string, port: number, dataDir: string): Record<string, string> {
-  return {
-    NODE_ENV: 'test',
-    DATABASE_URL: databaseUrl,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATA_DIR: dataDir,
-    PASSWORD_HASH_COST: 'test',
-  };
-}
-
 /**
- * The database every test server starts from: all migrations applied and booted once, so the job
- * queue's schema and queues exist too (rows the boot wrote are removed). Built once per run and
+ * The database every test server starts from: all migrations applied and the server booted once (the
+ * job queue's schema and queues; the rows that boot wrote are removed). Built once per run and
  * migration list, cloned per server.
  */
-export const microblogTemplate: TemplateSpec = {
-  family: 'microblog',
-  sets: migrationSets,
-  prepareKey: jobQueueVersion(),
-  async prepare(url) {
-    const dataDir = await mkdtemp(join(tmpdir(), 'agora-microblog-template-'));
-    try {
-      const ctx = await AppContext.fromConfig(loadConfig(testEnv(url, await freePort(), dataDir)));
-      const server = createServer(ctx);
-      await server.start();
-      await server.stop();
-      await emptyJobQueue(url);
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  },
-};
+export const microblogTemplate = serviceTemplate('microblog', migrationSets, async (url, dataDir) => {
+  const server = createServer(
+    await AppContext.fromConfig(loadConfig(testServiceEnv(url, await freePort(), dataDir))),
+  );
+  await server.start();
+  return server;
+});
 
 /** A database of its own for a test that starts servers itself (`databaseUrl`); migrated, like theirs. */
 export function createMicroblogTestDatabase(label: string) {
@@ -79,7 +55,7 @@ export async function startTestServer(label: string, options: TestServerOptions 
   };
   try {
     const port = await freePort();
-    const config = loadConfig({ ...testEnv(databaseUrl, port, dataDir), ...options.env });
+    const config = loadConfig({ ...testServiceEnv(databaseUrl, port, dataDir), ...options.env });
     const ctx = await AppContext.fromConfig(config, options.overrides);
     const server = createServer(ctx);
     const { url } = await server.start();

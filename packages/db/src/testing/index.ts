@@ -12,6 +12,7 @@ import { cloneTemplate, type TemplateSpec } from './template-database.js';
 
 export { drainDueJobs, waitingJobKeys } from './queued-jobs.js';
 export { templateName, type TemplateSpec } from './template-database.js';
+export { serviceTemplate, testServiceEnv } from './service-template.js';
 
 export interface TestDatabase {
   url: string;
