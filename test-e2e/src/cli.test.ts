@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { createTestDatabase } from '@agora/db/testing';
-import { runScript } from './processes.js';
+import { CHEAP_PASSWORDS, runScript, templates } from './processes.js';
 
 const CLI = 'tooling/src/cli/cli.ts';
 
@@ -54,8 +54,8 @@ describe('pnpm agora users:create', function () {
   this.timeout(120_000);
 
   it('creates an account the service then signs in, with the role given; refuses a duplicate', async () => {
-    const eventsDb = await createTestDatabase('e2e_cli_users');
-    const env = { EVENTS_DATABASE_URL: eventsDb.url };
+    const eventsDb = await createTestDatabase('e2e_cli_users', templates.events);
+    const env = { ...CHEAP_PASSWORDS, EVENTS_DATABASE_URL: eventsDb.url };
     try {
       const create = runScript(
         CLI,
@@ -123,9 +123,13 @@ describe('pnpm agora users:create', function () {
   });
 
   it('creates the profile (events) or account (microblog) with --username, and leaves nothing on a taken name', async () => {
-    const eventsDb = await createTestDatabase('e2e_cli_profiles_events');
-    const microblogDb = await createTestDatabase('e2e_cli_profiles_microblog');
-    const env = { EVENTS_DATABASE_URL: eventsDb.url, MICROBLOG_DATABASE_URL: microblogDb.url };
+    const eventsDb = await createTestDatabase('e2e_cli_profiles_events', templates.events);
+    const microblogDb = await createTestDatabase('e2e_cli_profiles_microblog', templates.microblog);
+    const env = {
+      ...CHEAP_PASSWORDS,
+      EVENTS_DATABASE_URL: eventsDb.url,
+      MICROBLOG_DATABASE_URL: microblogDb.url,
+    };
     const create = (service: string, email: string, username: string) =>
       runScript(
         CLI,
@@ -188,7 +192,7 @@ describe('pnpm agora users:create', function () {
   });
 
   it('blocks and unblocks a domain, lists dead letters and refuses to replay an unknown one', async () => {
-    const microblogDb = await createTestDatabase('e2e_cli_federation');
+    const microblogDb = await createTestDatabase('e2e_cli_federation', templates.microblog);
     const env = { MICROBLOG_DATABASE_URL: microblogDb.url };
     const run = (...args: string[]) => runScript(CLI, [...args, '--service', 'microblog'], env);
     try {

@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase, freePort } from '@agora/db/testing';
+import { createTestDatabase, type TemplateSpec, type TestDatabase, freePort } from '@agora/db/testing';
 import * as events from '@agora/events-graphql';
 import { DELIVERY_JOB, INBOX_JOB } from '@agora/federation';
 import * as microblog from '@agora/microblog-rest';
+import { CHEAP_PASSWORDS, templates } from './processes.js';
 
 interface Running<C> {
   url: string;
@@ -16,16 +17,17 @@ interface Running<C> {
 /** One service in this process on its own port and database; the two talk over real HTTP. */
 async function boot<C extends { close(): Promise<void> }>(
   label: string,
+  template: TemplateSpec,
   start: (
     env: Record<string, string>,
   ) => Promise<{ ctx: C; server: { start(): Promise<{ url: string }>; stop(): Promise<void> } }>,
   allow: string,
   port: number,
 ): Promise<Running<C>> {
-  const db: TestDatabase = await createTestDatabase(label);
+  const db: TestDatabase = await createTestDatabase(label, template);
   const dataDir = await mkdtemp(join(tmpdir(), `agora-e2e-${label}-`));
   const { ctx, server } = await start({
-    NODE_ENV: 'test',
+    ...CHEAP_PASSWORDS,
     DATABASE_URL: db.url,
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -54,6 +56,7 @@ describe('the two services federate with each other', function () {
     const [eventsPort, microblogPort] = [await freePort(), await freePort()];
     eventsSide = await boot(
       'e2e_fed_events',
+      templates.events,
       async (env) => {
         const ctx = await events.AppContext.fromConfig(events.loadConfig(env));
         return { ctx, server: events.createServer(ctx) };
@@ -63,6 +66,7 @@ describe('the two services federate with each other', function () {
     );
     microblogSide = await boot(
       'e2e_fed_microblog',
+      templates.microblog,
       async (env) => {
         const ctx = await microblog.AppContext.fromConfig(microblog.loadConfig(env));
         return { ctx, server: microblog.createServer(ctx) };

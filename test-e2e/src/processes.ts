@@ -1,9 +1,28 @@
+import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase, type TemplateSpec } from '@agora/db/testing';
+import * as events from '@agora/events-graphql';
+import * as microblog from '@agora/microblog-rest';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** `npm start`'s launcher. */
+export const LAUNCHER_SCRIPT = 'tooling/src/dev/start.ts';
+
+/**
+ * Migrated template databases of the two services (cloned per test by createTestDatabase), for tests
+ * whose subject is not the migrations; a test of `migrate` uses an empty database instead.
+ */
+export const templates = {
+  events: { family: 'e2eevents', sets: events.migrationSets },
+  microblog: { family: 'e2emicroblog', sets: microblog.migrationSets },
+} satisfies Record<string, TemplateSpec>;
+
+/** Cheap password hashes for the services and the admin tool these tests start (test mode only). */
+export const CHEAP_PASSWORDS = { NODE_ENV: 'test', PASSWORD_HASH_COST: 'test' } as const;
 
 /** A port nothing listens on right now. */
 export async function freePort(): Promise<number> {
@@ -84,4 +103,45 @@ export async function graphql(
     body: JSON.stringify({ query }),
   });
   return (await response.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+}
+
+/** Fails if anything still answers on `port`. */
+export async function expectClosed(port: number): Promise<void> {
+  let reached = true;
+  try {
+    await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) });
+  } catch {
+    reached = false;
+  }
+  expect(reached, `port ${port} still answers after stop`).to.equal(false);
+}
+
+/** Polls until nothing answers on `port` (another process is shutting down), or fails after `timeoutMs`. */
+export async function waitClosed(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`port ${port} still answers ${timeoutMs} ms after the launcher died`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** `npm start`'s launcher on two fresh test databases and free ports (the caller drops the databases). */
+export async function launchOnTestDatabases(label: string) {
+  const eventsDb = await createTestDatabase(`${label}_events`, templates.events);
+  const microblogDb = await createTestDatabase(`${label}_microblog`, templates.microblog);
+  const [eventsPort, microblogPort] = [await freePort(), await freePort()];
+  const launcher = runScript(LAUNCHER_SCRIPT, [], {
+    EVENTS_DATABASE_URL: eventsDb.url,
+    MICROBLOG_DATABASE_URL: microblogDb.url,
+    EVENTS_PORT: String(eventsPort),
+    MICROBLOG_PORT: String(microblogPort),
+    LOG_LEVEL: 'warn',
+  });
+  return { launcher, eventsPort, microblogPort, eventsDb, microblogDb };
 }

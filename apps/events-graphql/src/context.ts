@@ -95,7 +95,9 @@ export const AppContext = {
       overrides.rateLimiter ??
       new RateLimiter(sequelize, { logger, now: clock, safelist: config.rateLimits.safelist });
     const statistics = overrides.statistics ?? defaultStatistics(config, sequelize, logger);
-    const store = overrides.accounts ?? new UserStore({ sequelize, now: clock });
+    const store =
+      overrides.accounts ??
+      new UserStore({ sequelize, now: clock, passwordHashParams: config.auth.passwordHash });
     const actors =
       overrides.actors ??
       new ActorStore({

@@ -106,7 +106,7 @@ export const AppContext = {
       });
       infrastructure.onClose(unsubscribe);
 
-      const users = overrides.users ?? new UserStore({ sequelize });
+      const users = overrides.users ?? new UserStore({ sequelize, passwordHashParams: config.passwordHash });
       const secretKeyBase = await resolveSecretKeyBase(config);
       const oauth =
         overrides.oauth ??

@@ -1,4 +1,10 @@
-import { addressSafelist } from '@agora/auth';
+import {
+  addressSafelist,
+  checkPasswordHashCostEnv,
+  passwordHashCostEnv,
+  passwordHashParams,
+  type PasswordHashParams,
+} from '@agora/auth';
 import { z } from 'zod';
 import {
   checkS3StorageEnv,
@@ -93,6 +99,8 @@ export interface EventsConfig extends BaseServiceConfig {
   auth: {
     /** Signs the JWT pairs; unset outside production, a generated one is kept in the data folder. */
     jwtSecret: string | undefined;
+    /** Argon2id cost of password hashes (`PASSWORD_HASH_COST`; cheap only for test servers). */
+    passwordHash: Readonly<PasswordHashParams>;
   };
   rateLimits: {
     /** Addresses and CIDR ranges never rate-limited (`RATE_LIMIT_SAFELIST`); empty by default. */
@@ -159,6 +167,7 @@ const schema = z
       },
       { message: 'must list IP addresses or CIDR ranges' },
     ),
+    ...passwordHashCostEnv(),
     JWT_SECRET: z
       .string()
       .optional()
@@ -171,6 +180,7 @@ const schema = z
       issues.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required in production' });
     }
     checkS3StorageEnv(env, issues);
+    checkPasswordHashCostEnv(env, issues);
   })
   .transform((env): EventsConfig => ({
     ...toBaseServiceConfig(env, 'events', 'agora_events'),
@@ -236,7 +246,7 @@ const schema = z
     },
     statistics: { cacheSeconds: env.STATISTICS_CACHE_SECONDS },
     media: { s3: toS3StorageConfig(env) },
-    auth: { jwtSecret: env.JWT_SECRET },
+    auth: { jwtSecret: env.JWT_SECRET, passwordHash: passwordHashParams(env.PASSWORD_HASH_COST) },
     rateLimits: { safelist: env.RATE_LIMIT_SAFELIST },
   }));
 

@@ -2,7 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { graphql, startTestServer, type TestServer } from '../testing/test-server.js';
+import { graphql, signedInAccount } from '../testing/graphql-client.js';
+import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { FULL_CONFIG_QUERY } from './web-client-documents.js';
 
 // Issue 12 §1: no unbounded GraphQL work, on HTTP and the WebSocket alike; the limits are the
@@ -59,8 +60,7 @@ function overWs(client: Client, query: string, variables?: Record<string, unknow
 }
 
 async function signedIn(server: TestServer, email: string, profiles: string[]) {
-  const { user } = await server.ctx.accounts.create({ email, password: 'long enough', confirmed: true });
-  const { accessToken } = await server.ctx.sessions.issuePair(user);
+  const { token: accessToken } = await signedInAccount(server, email, { password: 'long enough' });
   for (const name of profiles) {
     const created = await graphql(
       server.url,

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { FormattedExecutionResult } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { signedInAccount } from '../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { WS_CLOSE } from './ws.js';
 
@@ -45,13 +46,6 @@ async function refusal(client: Client): Promise<{ code: number; reason: string }
   }
 }
 
-/** A confirmed account and an access token for it, as `login` would give. */
-async function signedIn(server: TestServer, email: string) {
-  const { user } = await server.ctx.accounts.create({ email, password: 'long enough', confirmed: true });
-  const { accessToken } = await server.ctx.sessions.issuePair(user);
-  return { user, accessToken };
-}
-
 describe('GraphQL over WebSocket (graphql-ws) on /graphql_socket', () => {
   let server: TestServer;
   let client: Client;
@@ -61,10 +55,9 @@ describe('GraphQL over WebSocket (graphql-ws) on /graphql_socket', () => {
   let userId: string;
   before(async () => {
     server = await startTestServer('ws', {}, { clock: () => new Date(Date.now() + offsetMs) });
-    ({
-      accessToken,
-      user: { id: userId },
-    } = await signedIn(server, 'socket@example.org'));
+    ({ token: accessToken, id: userId } = await signedInAccount(server, 'socket@example.org', {
+      password: 'long enough',
+    }));
     client = connect(server, { token: accessToken });
   });
   after(async () => {
@@ -113,11 +106,11 @@ describe('GraphQL over WebSocket (graphql-ws) on /graphql_socket', () => {
   });
 
   it('accepts the token as an Authorization: Bearer connection parameter', async () => {
-    const { user, accessToken: token } = await signedIn(server, 'bearer@example.org');
+    const { id, token } = await signedInAccount(server, 'bearer@example.org', { password: 'long enough' });
     const bearer = connect(server, { Authorization: `Bearer ${token}` });
     try {
       const { result } = await run(bearer, { query: '{ loggedUser { id } }' });
-      expect(result).to.deep.equal({ data: { loggedUser: { id: user.id } } });
+      expect(result).to.deep.equal({ data: { loggedUser: { id } } });
     } finally {
       await bearer.dispose();
     }

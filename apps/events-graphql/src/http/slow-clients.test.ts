@@ -1,34 +1,11 @@
-import { createConnection } from 'node:net';
 import { expect } from 'chai';
+import { rawHttpExchange } from '@agora/core/testing';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 
 const IDLE_MS = 500;
 const REQUEST_MS = 3_000;
-
-/** A raw connection that sends `text` (then `drip` pieces, `everyMs` apart); resolves when the server closes it. */
-function exchange(url: string, text: string, drip: string[] = [], everyMs = 0) {
-  const socket = createConnection(Number(new URL(url).port), '127.0.0.1');
-  const started = Date.now();
-  let received = '';
-  socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-  socket.on('error', () => undefined);
-  socket.write(text);
-  const pieces = [...drip];
-  const timer = setInterval(() => {
-    const piece = pieces.shift();
-    if (piece === undefined) clearInterval(timer);
-    else socket.write(piece);
-  }, everyMs || 1_000);
-  return new Promise<{ afterMs: number; status: number; body: string }>((resolve) =>
-    socket.on('close', () => {
-      clearInterval(timer);
-      const [head = '', body = ''] = received.split('\r\n\r\n');
-      resolve({ afterMs: Date.now() - started, status: Number(head.split(' ')[1]), body });
-    }),
-  );
-}
 
 /** Issue 12 §3: a client that declares a body and goes quiet held a connection for about 314 s. */
 describe('events HTTP server with slow and silent clients (issue 12 §3)', () => {
@@ -43,7 +20,7 @@ describe('events HTTP server with slow and silent clients (issue 12 §3)', () =>
   after(() => server?.stop());
 
   it('answers a declared body that never comes with a 408 in the GraphQL error format, then closes', async () => {
-    const { afterMs, status, body } = await exchange(
+    const { afterMs, status, body } = await rawHttpExchange(
       server.url,
       'POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n',
     );
@@ -64,7 +41,7 @@ describe('events HTTP server with slow and silent clients (issue 12 §3)', () =>
   it('answers a query whose body arrives slowly but steadily, past the idle limit', async () => {
     const query = JSON.stringify({ query: '{ config { name } }' });
     const pieces = query.match(/.{1,2}/g)!;
-    const { afterMs, status, body } = await exchange(
+    const { afterMs, status, body } = await rawHttpExchange(
       server.url,
       `POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${query.length}\r\nConnection: close\r\n\r\n`,
       pieces,

@@ -2,10 +2,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '@agora/core';
-import { createTestDatabase, freePort } from '@agora/db/testing';
+import { createTestDatabase, freePort, serviceTemplate, testServiceEnv } from '@agora/db/testing';
 import { loadConfig } from '../config/config.js';
 import { AppContext, type AppServices } from '../context.js';
+import { migrationSets } from '../migrations/index.js';
 import { createServer, type AppServer } from '../server.js';
+
+export { graphql, type GraphQLResponse } from './graphql-client.js';
+
+/**
+ * The database every test server starts from: all migrations applied and the server booted once (the
+ * job queue's schema and queues). Built once per run and migration list, cloned per server.
+ */
+export const eventsTemplate = serviceTemplate('events', migrationSets, async (url, dataDir) => {
+  const server = createServer(
+    await AppContext.fromConfig(loadConfig(testServiceEnv(url, await freePort(), dataDir))),
+  );
+  await server.start();
+  return server;
+});
 
 export interface TestServer {
   url: string;
@@ -21,7 +36,7 @@ export async function startTestServer(
   env: Env = {},
   overrides: Partial<AppServices> = {},
 ): Promise<TestServer> {
-  const db = await createTestDatabase(label);
+  const db = await createTestDatabase(label, eventsTemplate);
   const dataDir = mkdtempSync(join(tmpdir(), `agora-events-${label}-`));
   const started: Array<{ server: AppServer }> = [];
   let sharedPublicUrl: string | undefined;
@@ -31,12 +46,8 @@ export async function startTestServer(
     const port = await freePort();
     sharedPublicUrl ??= `http://127.0.0.1:${port}`;
     const config = loadConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      HOST: '127.0.0.1',
-      PORT: String(port),
+      ...testServiceEnv(db.url, port, dataDir),
       PUBLIC_URL: sharedPublicUrl,
-      DATA_DIR: dataDir,
       ...extraEnv,
     });
     const ctx = await AppContext.fromConfig(config, extra);
@@ -55,36 +66,5 @@ export async function startTestServer(
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
-  };
-}
-
-export interface GraphQLResponse<T = Record<string, unknown>> {
-  status: number;
-  contentType: string | null;
-  body: { data?: T | null; errors?: Array<Record<string, unknown>> };
-  text: string;
-}
-
-/** POST /api with a JSON body, as the web client sends operations. */
-export async function graphql<T = Record<string, unknown>>(
-  url: string,
-  query: string,
-  options: {
-    variables?: Record<string, unknown>;
-    operationName?: string;
-    headers?: Record<string, string>;
-  } = {},
-): Promise<GraphQLResponse<T>> {
-  const response = await fetch(`${url}/api`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...options.headers },
-    body: JSON.stringify({ query, variables: options.variables, operationName: options.operationName }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    contentType: response.headers.get('content-type'),
-    body: JSON.parse(text),
-    text,
   };
 }

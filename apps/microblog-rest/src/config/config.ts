@@ -1,6 +1,12 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { addressSafelist } from '@agora/auth';
+import {
+  addressSafelist,
+  checkPasswordHashCostEnv,
+  passwordHashCostEnv,
+  passwordHashParams,
+  type PasswordHashParams,
+} from '@agora/auth';
 import {
   baseServiceEnv,
   envBoolean,
@@ -102,6 +108,8 @@ export interface MicroblogConfig extends BaseServiceConfig {
     /** Derives the key that encrypts stored access tokens; unset outside production, one is generated. */
     keyBase: string | undefined;
   };
+  /** Argon2id cost of password hashes (`PASSWORD_HASH_COST`; cheap only for test servers). */
+  passwordHash: Readonly<PasswordHashParams>;
 }
 
 // ISO 639-1: two lowercase letters.
@@ -149,6 +157,7 @@ const schema = z
       },
       { message: 'must list IP addresses or CIDR ranges' },
     ),
+    ...passwordHashCostEnv(),
     MAX_SESSION_ACTIVATIONS: envInt(10, { min: 1, max: 1000 }),
     SECRET_KEY_BASE: z
       .string()
@@ -162,6 +171,7 @@ const schema = z
       issues.addIssue({ code: 'custom', path: ['SECRET_KEY_BASE'], message: 'is required in production' });
     }
     checkS3StorageEnv(env, issues);
+    checkPasswordHashCostEnv(env, issues);
   })
   .transform((env): MicroblogConfig => {
     const base = toBaseServiceConfig(env, 'microblog', 'agora_microblog');
@@ -236,6 +246,7 @@ const schema = z
         ffmpegPath: env.FFMPEG_PATH === 'none' ? null : env.FFMPEG_PATH,
       },
       secrets: { keyBase: env.SECRET_KEY_BASE },
+      passwordHash: passwordHashParams(env.PASSWORD_HASH_COST),
     };
   });
 

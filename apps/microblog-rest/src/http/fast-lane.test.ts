@@ -5,6 +5,7 @@ import {
   appToken as clientCredentialsToken,
   passwordToken,
   registerApp,
+  signedInAccount,
   type TestApp,
 } from '../testing/oauth-clients.js';
 import { awayFromWindowEdge } from '../testing/rate-limits.js';
@@ -70,12 +71,9 @@ describe('the fast lane of hot reads (verify_credentials)', () => {
     t = await startTestServer('fast-lane');
     app = await registerApp(t.url, 'lane');
     appToken = await clientCredentialsToken(t.url, app);
-    const password = 'correct horse battery';
-    const { user } = await t.ctx.users.create({ email: 'lane@example.com', password, confirmed: true });
-    userId = user.id;
-    await t.ctx.actors.createLocal({ type: 'Person', username: 'lane', userId: user.id });
-    userToken = await passwordToken(t.url, app, { email: 'lane@example.com', password });
-    writeOnlyToken = await passwordToken(t.url, app, { email: 'lane@example.com', password }, 'write');
+    const lane = await signedInAccount(t, app, 'lane');
+    ({ userId, token: userToken } = lane);
+    writeOnlyToken = await passwordToken(t.url, app, lane, 'write');
   });
   after(() => t?.stop());
 

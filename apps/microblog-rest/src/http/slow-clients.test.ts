@@ -1,33 +1,10 @@
-import { createConnection } from 'node:net';
 import { expect } from 'chai';
-import { passwordToken, registerApp } from '../testing/oauth-clients.js';
+import { rawHttpExchange } from '@agora/core/testing';
+import { registerApp, signedInAccount } from '../testing/oauth-clients.js';
 import { startTestServer, type TestServer } from '../testing/server.js';
 
 const IDLE_MS = 500;
 const REQUEST_MS = 3_000;
-
-/** A raw connection that sends `text` (then `drip` pieces, `everyMs` apart); resolves when the server closes it. */
-function exchange(url: string, text: string, drip: string[] = [], everyMs = 0) {
-  const socket = createConnection(Number(new URL(url).port), '127.0.0.1');
-  const started = Date.now();
-  let received = '';
-  socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
-  socket.on('error', () => undefined);
-  socket.write(text);
-  const pieces = [...drip];
-  const timer = setInterval(() => {
-    const piece = pieces.shift();
-    if (piece === undefined) clearInterval(timer);
-    else socket.write(piece);
-  }, everyMs || 1_000);
-  return new Promise<{ afterMs: number; status: number; body: string }>((resolve) =>
-    socket.on('close', () => {
-      clearInterval(timer);
-      const [head = '', body = ''] = received.split('\r\n\r\n');
-      resolve({ afterMs: Date.now() - started, status: Number(head.split(' ')[1]), body });
-    }),
-  );
-}
 
 /** Issue 12 §3: a client that declares a body and goes quiet held a connection for about 314 s. */
 describe('microblog HTTP server with slow and silent clients (issue 12 §3)', () => {
@@ -42,16 +19,12 @@ describe('microblog HTTP server with slow and silent clients (issue 12 §3)', ()
       },
     });
     const app = await registerApp(t.url, 'Slow clients test');
-    const email = 'slow@example.com';
-    const password = 'correct horse battery';
-    const { user } = await t.ctx.users.create({ email, password, confirmed: true });
-    await t.ctx.actors.createLocal({ type: 'Person', username: 'slow', userId: user.id });
-    token = await passwordToken(t.url, app, { email, password });
+    ({ token } = await signedInAccount(t, app, 'slow'));
   });
   after(() => t?.stop());
 
   it('answers an upload whose declared body never comes with a 408 {"error"}, then closes', async () => {
-    const { afterMs, status, body } = await exchange(
+    const { afterMs, status, body } = await rawHttpExchange(
       t.url,
       'POST /api/v2/media HTTP/1.1\r\nHost: x\r\n' +
         `Authorization: Bearer ${token}\r\nContent-Type: multipart/form-data; boundary=b\r\n` +
@@ -64,7 +37,7 @@ describe('microblog HTTP server with slow and silent clients (issue 12 §3)', ()
 
   it('closes the connection of a refused request whose unread body never comes', async () => {
     // Refused before its body is read (no token); Node would wait minutes for the rest of it.
-    const { afterMs, status, body } = await exchange(
+    const { afterMs, status, body } = await rawHttpExchange(
       t.url,
       'POST /api/v2/media HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\n' +
         'Content-Length: 2000000\r\n\r\n',
@@ -76,7 +49,7 @@ describe('microblog HTTP server with slow and silent clients (issue 12 §3)', ()
 
   it('registers an app whose body arrives slowly but steadily, past the idle limit', async () => {
     const json = JSON.stringify({ client_name: 'Slow', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob' });
-    const { afterMs, status, body } = await exchange(
+    const { afterMs, status, body } = await rawHttpExchange(
       t.url,
       'POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
         `Content-Length: ${json.length}\r\nConnection: close\r\n\r\n`,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { passwordToken, registerApp, type TestApp } from '../testing/oauth-clients.js';
+import { registerApp, signedInAccount, type TestApp } from '../testing/oauth-clients.js';
 import { startTestServer, type TestServer } from '../testing/server.js';
 import { unstorableParam } from './text-guard.js';
 
@@ -18,11 +18,7 @@ describe('text PostgreSQL cannot store (issue 12 §2)', () => {
   before(async () => {
     t = await startTestServer('text-guard');
     app = await registerApp(t.url, 'Text guard test');
-    const email = 'nul@example.com';
-    const password = 'correct horse battery';
-    const { user } = await t.ctx.users.create({ email, password, confirmed: true });
-    await t.ctx.actors.createLocal({ type: 'Person', username: 'nul', userId: user.id });
-    token = await passwordToken(t.url, app, { email, password });
+    ({ token } = await signedInAccount(t, app, 'nul'));
   });
   after(() => t?.stop());
 

@@ -1,10 +1,29 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, freePort } from '@agora/db/testing';
+import { createTestDatabase, freePort, serviceTemplate, testServiceEnv } from '@agora/db/testing';
 import { loadConfig } from '../config/config.js';
 import { AppContext, type AppContextOverrides } from '../context.js';
+import { migrationSets } from '../migrations/index.js';
 import { createServer, type AppServer } from '../server.js';
+
+/**
+ * The database every test server starts from: all migrations applied and the server booted once (the
+ * job queue's schema and queues; the rows that boot wrote are removed). Built once per run and
+ * migration list, cloned per server.
+ */
+export const microblogTemplate = serviceTemplate('microblog', migrationSets, async (url, dataDir) => {
+  const server = createServer(
+    await AppContext.fromConfig(loadConfig(testServiceEnv(url, await freePort(), dataDir))),
+  );
+  await server.start();
+  return server;
+});
+
+/** A database of its own for a test that starts servers itself (`databaseUrl`); migrated, like theirs. */
+export function createMicroblogTestDatabase(label: string) {
+  return createTestDatabase(label, microblogTemplate);
+}
 
 export interface TestServer {
   url: string;
@@ -25,7 +44,7 @@ export interface TestServerOptions {
 
 /** The real server, in-process on a free port, against a fresh database of its own. */
 export async function startTestServer(label: string, options: TestServerOptions = {}): Promise<TestServer> {
-  const db = options.databaseUrl === undefined ? await createTestDatabase(label) : undefined;
+  const db = options.databaseUrl === undefined ? await createMicroblogTestDatabase(label) : undefined;
   const databaseUrl = db?.url ?? options.databaseUrl ?? '';
   const dataDir = await mkdtemp(join(tmpdir(), `agora-microblog-${label}-`));
   let dropped = false;
@@ -36,15 +55,7 @@ export async function startTestServer(label: string, options: TestServerOptions 
   };
   try {
     const port = await freePort();
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: databaseUrl,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      ...options.env,
-    });
+    const config = loadConfig({ ...testServiceEnv(databaseUrl, port, dataDir), ...options.env });
     const ctx = await AppContext.fromConfig(config, options.overrides);
     const server = createServer(ctx);
     const { url } = await server.start();

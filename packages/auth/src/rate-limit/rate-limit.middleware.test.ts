@@ -43,7 +43,7 @@ function headersOf(response: Response): Record<string, string | null> {
 }
 
 describe('rateLimit middleware (HTTP)', () => {
-  const database = withTestDatabase('rate_limit_http');
+  const database = withTestDatabase('rate_limit_http', { family: 'auth', sets: () => [authMigrationSet()] });
   let sequelize: Sequelize;
   let limiter: RateLimiter;
 

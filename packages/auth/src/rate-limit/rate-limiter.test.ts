@@ -23,7 +23,7 @@ async function hitTimes(times: number, hit: () => Promise<RateLimitResult>): Pro
 }
 
 describe('RateLimiter (PostgreSQL)', () => {
-  const database = withTestDatabase('rate_limiter');
+  const database = withTestDatabase('rate_limiter', { family: 'auth', sets: () => [authMigrationSet()] });
   let sequelize: Sequelize;
   let clock: ManualClock;
   let limiter: RateLimiter;

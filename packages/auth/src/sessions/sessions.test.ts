@@ -21,7 +21,7 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
 }
 
 describe('JwtSessions', () => {
-  const database = withTestDatabase('auth_sessions');
+  const database = withTestDatabase('auth_sessions', { family: 'auth', sets: () => [authMigrationSet()] });
   let sequelize: Sequelize;
   let users: UserStore;
   let clock: Date;

@@ -107,7 +107,8 @@ export type EmailChangeAuthorisation = { password: string } | { trusted: true };
 export class UserStore {
   readonly model: UserModel;
   private readonly sequelize: Sequelize;
-  private readonly hashParams: Partial<PasswordHashParams> | undefined;
+  /** Argon2 parameters of new hashes; code that hashes for these users elsewhere passes them on. */
+  readonly hashParams: Partial<PasswordHashParams> | undefined;
   private readonly now: () => Date;
 
   constructor(options: UserStoreOptions) {

@@ -23,7 +23,7 @@ async function rejection(promise: Promise<unknown>): Promise<AppError> {
 }
 
 describe('UserStore', () => {
-  const database = withTestDatabase('auth_users');
+  const database = withTestDatabase('auth_users', { family: 'auth', sets: () => [authMigrationSet()] });
   let sequelize: Sequelize;
   let clock: Date;
   let users: UserStore;

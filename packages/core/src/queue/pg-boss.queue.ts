@@ -195,6 +195,10 @@ class PgBossQueue implements JobQueue {
     sendOptions: SendOptions,
   ): Promise<string | null> {
     const client = await this.pool.connect();
+    // A checked-out client has no pool listener: a connection lost between queries (a dropped
+    // database) must fail this send, not crash the process.
+    const lost = (err: Error) => this.logger.warn({ error: err.message }, 'queue connection lost');
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
@@ -217,6 +221,7 @@ class PgBossQueue implements JobQueue {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
+      client.removeListener('error', lost);
       client.release();
     }
   }

@@ -8,7 +8,11 @@ import { testSettings } from '@agora/core';
 import { createDatabase, databaseUrl, dropDatabase } from '../database.admin.js';
 import { PortInUseError, startCluster, type ClusterHandle } from '../embedded/embedded-postgres.launcher.js';
 
+import { cloneTemplate, type TemplateSpec } from './template-database.js';
+
 export { drainDueJobs, waitingJobKeys } from './queued-jobs.js';
+export { templateName, type TemplateSpec } from './template-database.js';
+export { serviceTemplate, testServiceEnv } from './service-template.js';
 
 export interface TestDatabase {
   url: string;
@@ -96,12 +100,14 @@ function slug(label: string): string {
 
 /**
  * A fresh, uniquely named database on the server named by TEST_DATABASE_URL, or on this process's own
- * embedded cluster without it. Safe to call from parallel mocha workers.
+ * embedded cluster without it: empty, or with `template` a copy of the migrated template database
+ * (built once per run and migration list, see template-database.ts). Safe from parallel mocha workers.
  */
-export async function createTestDatabase(label = 'db'): Promise<TestDatabase> {
+export async function createTestDatabase(label = 'db', template?: TemplateSpec): Promise<TestDatabase> {
   const serverUrl = await testServerUrl();
   const name = `agora_test_${slug(label)}_${randomBytes(5).toString('hex')}`;
-  await createDatabase(serverUrl, name);
+  if (template) await cloneTemplate(serverUrl, name, template);
+  else await createDatabase(serverUrl, name);
   return { url: databaseUrl(serverUrl, name), name, drop: () => dropDatabase(serverUrl, name) };
 }
 
@@ -112,15 +118,19 @@ interface MochaHooks {
 
 /**
  * Mocha sugar: a fresh database for the enclosing `describe` (or file), created in `before` and
- * dropped in `after`. Read `url` and `name` inside hooks and tests, not at definition time.
+ * dropped in `after`; already migrated when given a `template`. Read `url` and `name` inside hooks
+ * and tests, not at definition time.
  */
-export function withTestDatabase(label?: string): Readonly<Pick<TestDatabase, 'url' | 'name'>> {
+export function withTestDatabase(
+  label?: string,
+  template?: TemplateSpec,
+): Readonly<Pick<TestDatabase, 'url' | 'name'>> {
   const { before, after } = globalThis as unknown as MochaHooks;
   let database: TestDatabase | undefined;
   before(async function () {
     // The first call in a process may have to create an embedded cluster.
     this.timeout(120_000);
-    database = await createTestDatabase(label);
+    database = await createTestDatabase(label, template);
   });
   after(async () => {
     await database?.drop();

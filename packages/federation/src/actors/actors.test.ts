@@ -32,7 +32,10 @@ async function rejection(promise: Promise<unknown>): Promise<AppError> {
 }
 
 describe('ActorStore', () => {
-  const database = withTestDatabase('federation_actors');
+  const database = withTestDatabase('federation_actors', {
+    family: 'federation',
+    sets: () => [federationMigrationSet()],
+  });
   let sequelize: Sequelize;
   let queue: JobQueue;
   let actors: ActorStore;

@@ -21,7 +21,10 @@ const timing: DeliveryTiming = { attemptTimeoutSeconds: 2, crashRetryDelaySecond
 const silent = createLogger({ name: 'delivery-crash-test', level: 'silent' });
 
 describe('delivery when a worker process is killed', function () {
-  const database = withTestDatabase('federation_delivery_crash');
+  const database = withTestDatabase('federation_delivery_crash', {
+    family: 'federation',
+    sets: () => [federationMigrationSet()],
+  });
   let sequelize: Sequelize;
   let actors: ActorStore;
   let fetch: GuardedFetch;

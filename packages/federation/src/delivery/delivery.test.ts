@@ -37,7 +37,10 @@ function note(n: number | string): { id: string; type: string; actor: string; ob
 }
 
 describe('DeliveryService', function () {
-  const database = withTestDatabase('federation_delivery');
+  const database = withTestDatabase('federation_delivery', {
+    family: 'federation',
+    sets: () => [federationMigrationSet()],
+  });
   let sequelize: Sequelize;
   let actors: ActorStore;
   let fetch: GuardedFetch;

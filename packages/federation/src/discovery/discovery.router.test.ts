@@ -25,7 +25,10 @@ const urls: ActorUrlScheme = ({ username }) => ({
 });
 
 describe('discovery over HTTP (WebFinger, host-meta, actor documents)', () => {
-  const database = withTestDatabase('federation_discovery');
+  const database = withTestDatabase('federation_discovery', {
+    family: 'federation',
+    sets: () => [federationMigrationSet()],
+  });
   let sequelize: Sequelize;
   let actors: ActorStore;
   let server: Server;

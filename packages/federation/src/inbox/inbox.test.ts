@@ -20,7 +20,10 @@ import { Inbox, INBOX_JOB, SIGNATURE_REFUSED } from './inbox.js';
 import type { DeliverPort } from './inbox.types.js';
 
 describe('Inbox', () => {
-  const database = withTestDatabase('federation_inbox');
+  const database = withTestDatabase('federation_inbox', {
+    family: 'federation',
+    sets: () => [federationMigrationSet()],
+  });
   const logger = createLogger({ name: 'test', level: 'silent' });
   /** Why the inbox refused signatures: the reasons stay in our logs, the peer gets a generic 401. */
   const refusals: Array<{ reason: SignatureFailure; detail: string }> = [];

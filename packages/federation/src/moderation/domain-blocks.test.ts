@@ -10,7 +10,10 @@ import { DomainBlocks } from './domain-blocks.js';
 import { remoteActorInput } from '../actors/remote-actor.fixture.js';
 
 describe('domain blocks: silence', () => {
-  const database = withTestDatabase('federation_domain_blocks');
+  const database = withTestDatabase('federation_domain_blocks', {
+    family: 'federation',
+    sets: () => [federationMigrationSet()],
+  });
   let sequelize: Sequelize;
   let actors: ActorStore;
   let blocks: DomainBlocks;

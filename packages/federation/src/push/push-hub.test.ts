@@ -42,7 +42,10 @@ function echoing(posts: (n: number) => number = () => 200): (request: LoopbackRe
 }
 
 describe('PushHub', function () {
-  const database = withTestDatabase('federation_push_hub');
+  const database = withTestDatabase('federation_push_hub', {
+    family: 'federation',
+    sets: () => [federationMigrationSet()],
+  });
   let sequelize: Sequelize;
   let queue: JobQueue;
   let fetch: GuardedFetch;

@@ -13,7 +13,10 @@ const silent = createLogger({ name: 'push-subscriber-test', level: 'silent' });
 const DAY = 86_400;
 
 describe('PushSubscriber', function () {
-  const database = withTestDatabase('federation_push_subscriber');
+  const database = withTestDatabase('federation_push_subscriber', {
+    family: 'federation',
+    sets: () => [federationMigrationSet()],
+  });
   let sequelize: Sequelize;
   let fetch: GuardedFetch;
   let subscriber: PushSubscriber;

@@ -46,7 +46,7 @@ async function filesUnder(folder: string): Promise<string[]> {
 }
 
 describe('remote media cache', () => {
-  const database = withTestDatabase('media_remote');
+  const database = withTestDatabase('media_remote', { family: 'media', sets: () => [mediaMigrationSet()] });
   let sequelize: Sequelize;
   let base: string;
   let root: string;

@@ -5,23 +5,14 @@ import sharp from 'sharp';
 import { ConfigError } from '@agora/core';
 import { startS3TestServer, type S3TestServer } from '@agora/media/testing';
 import { loadConfig } from '../../config/config.js';
-import {
-  graphql,
-  startTestServer,
-  type GraphQLResponse,
-  type TestServer,
-} from '../../testing/test-server.js';
+import { graphql, ok } from '../../testing/graphql-client.js';
+import { startTestServer, type TestServer } from '../../testing/test-server.js';
 
 interface MediaResult {
   id: string;
   url: string;
   contentType: string;
   size: number;
-}
-
-function ok<T>(response: GraphQLResponse, field: string): T {
-  expect(response.body.errors, JSON.stringify(response.body.errors)).to.equal(undefined);
-  return response.body.data![field] as T;
 }
 
 describe('media in an S3 bucket (S3_ENABLED, a real S3-compatible server on loopback)', () => {

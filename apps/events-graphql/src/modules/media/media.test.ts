@@ -5,15 +5,15 @@ import sharp from 'sharp';
 import { QueryTypes } from 'sequelize';
 import type { Role } from '@agora/auth';
 import {
+  callHeaders,
+  firstError,
   graphql,
-  startTestServer,
+  ok,
+  readGraphQLResponse,
+  signedInAccount,
   type GraphQLResponse,
-  type TestServer,
-} from '../../testing/test-server.js';
-
-/** A caller address of its own for each call, so per-IP limits never couple tests. */
-let nextIp = 1;
-const freshIp = () => `198.51.100.${(nextIp++ % 250) + 1}`;
+} from '../../testing/graphql-client.js';
+import { startTestServer, type TestServer } from '../../testing/test-server.js';
 
 const LIMITS = { default: 200_000, avatar: 50_000, banner: 100_000 };
 
@@ -31,19 +31,7 @@ const MEDIA = 'id name alt url contentType size metadata { width height blurhash
 const UPLOAD = `mutation($file: Upload!, $name: String!, $alt: String) {
   uploadMedia(file: $file, name: $name, alt: $alt) { ${MEDIA} } }`;
 
-function headers(token?: string): Record<string, string> {
-  return { 'x-forwarded-for': freshIp(), ...(token ? { authorization: `Bearer ${token}` } : {}) };
-}
-
-async function answer(response: Response): Promise<GraphQLResponse> {
-  const text = await response.text();
-  return {
-    status: response.status,
-    contentType: response.headers.get('content-type'),
-    body: JSON.parse(text),
-    text,
-  };
-}
+const headers = (token?: string) => callHeaders({ token });
 
 /** The reference's convention: `query`, `variables` (JSON), and each Upload variable naming a part. */
 async function referenceUpload(
@@ -63,7 +51,9 @@ async function referenceUpload(
       file.filename,
     );
   }
-  return answer(await fetch(`${server.url}/api`, { method: 'POST', headers: headers(token), body: form }));
+  return readGraphQLResponse(
+    await fetch(`${server.url}/api`, { method: 'POST', headers: headers(token), body: form }),
+  );
 }
 
 /** The GraphQL multipart request spec: `operations`, `map`, then the files. */
@@ -78,17 +68,9 @@ async function specUpload(
   form.append('operations', JSON.stringify({ query, variables }));
   form.append('map', JSON.stringify(Object.fromEntries(files.map((file, index) => [index, [file.path]]))));
   files.forEach((file, index) => form.append(String(index), new Blob([file.bytes]), file.filename));
-  return answer(await fetch(`${server.url}/api`, { method: 'POST', headers: headers(token), body: form }));
-}
-
-function ok<T>(response: GraphQLResponse, field: string): T {
-  expect(response.body.errors, JSON.stringify(response.body.errors)).to.equal(undefined);
-  return response.body.data![field] as T;
-}
-
-function firstError(response: GraphQLResponse) {
-  expect(response.body.errors, 'an error').to.be.an('array').that.is.not.empty;
-  return response.body.errors![0]!;
+  return readGraphQLResponse(
+    await fetch(`${server.url}/api`, { method: 'POST', headers: headers(token), body: form }),
+  );
 }
 
 async function png(width: number, height: number, seed = 0): Promise<Buffer> {
@@ -116,13 +98,7 @@ describe('media', () => {
   /** A confirmed account with a session and one profile. */
   async function member(role: Role = 'USER') {
     const n = ++accounts;
-    const { user } = await server.ctx.accounts.create({
-      email: `member${n}@example.org`,
-      provider: 'ldap',
-      confirmed: true,
-      role,
-    });
-    const { accessToken: token } = await server.ctx.sessions.issuePair(user);
+    const { id, token } = await signedInAccount(server, `member${n}@example.org`, { role });
     const person = ok<{ id: string }>(
       await graphql(
         server.url,
@@ -137,7 +113,7 @@ describe('media', () => {
       ),
       'createPerson',
     );
-    return { userId: user.id, token, personId: person.id };
+    return { userId: id, token, personId: person.id };
   }
 
   /** Files in the media folder and rows in the media table: what a refused upload must not change. */

@@ -1,47 +1,20 @@
 import { expect } from 'chai';
 import type { Role } from '@agora/auth';
 import { ACTOR_KEYS_JOB } from '@agora/federation';
-import { readMailFolder } from '@agora/core/testing';
 import { QueryTypes } from 'sequelize';
 import {
-  graphql,
-  startTestServer,
+  firstErrorFields,
+  gql,
+  mailedToken,
+  ok,
+  signedInAccount,
   type GraphQLResponse,
-  type TestServer,
-} from '../../testing/test-server.js';
+} from '../../testing/graphql-client.js';
+import { startTestServer, type TestServer } from '../../testing/test-server.js';
 
-/** A caller address of its own for each call, so per-IP limits never couple tests. */
-let nextIp = 1;
-const freshIp = () => `203.0.113.${(nextIp++ % 250) + 1}`;
-
-async function gql(server: TestServer, query: string, call: { token?: string; variables?: object } = {}) {
-  const headers: Record<string, string> = { 'x-forwarded-for': freshIp() };
-  if (call.token) headers.authorization = `Bearer ${call.token}`;
-  return graphql(server.url, query, { variables: call.variables as Record<string, unknown>, headers });
-}
-
-/** The value of root field `field` of an answer without errors. */
-function ok<T = Record<string, unknown>>(response: GraphQLResponse, field: string): T {
-  expect(response.body.errors, JSON.stringify(response.body.errors)).to.equal(undefined);
-  return response.body.data![field] as T;
-}
-
-function firstError(response: GraphQLResponse) {
-  expect(response.body.errors, 'an error').to.be.an('array').that.is.not.empty;
-  const { message, code, status_code, field } = response.body.errors![0]!;
-  return { message, code, status_code, field };
-}
-
-/** The token of the confirmation link last mailed to `email`. */
-async function confirmationToken(server: TestServer, email: string): Promise<string> {
-  const prefix = `${server.ctx.config.http.publicUrl}/validate/`;
-  const mails = (await readMailFolder(server.ctx.config.mail.dir)).filter((mail) => mail.to.includes(email));
-  for (const mail of mails.reverse()) {
-    const line = mail.text.split('\n').find((text) => text.includes(prefix));
-    if (line) return line.slice(line.indexOf(prefix) + prefix.length).split(/\s/)[0]!;
-  }
-  throw new Error(`no confirmation link mailed to ${email}`);
-}
+const firstError = (response: GraphQLResponse) =>
+  firstErrorFields(response, 'message', 'code', 'status_code', 'field');
+const confirmationToken = (server: TestServer, email: string) => mailedToken(server, email, 'validate');
 
 interface Profile {
   id: string;
@@ -66,15 +39,9 @@ const IDENTITIES = `{ identities { id preferredUsername } }`;
 const PERSON = `query($id: ID!) { person(id: $id) { ${PROFILE} user { email } } }`;
 const FETCH_PERSON = `query($name: String!) { fetchPerson(preferredUsername: $name) { id preferredUsername } }`;
 
-/**
- * A confirmed account with a session (no profile yet), created directly. It signs in through an
- * external provider, so no password hash slows the suite down.
- */
-async function account(server: TestServer, email: string, role: Role = 'USER') {
-  const { user } = await server.ctx.accounts.create({ email, provider: 'ldap', confirmed: true, role });
-  const { accessToken } = await server.ctx.sessions.issuePair(user);
-  return { id: user.id, email, token: accessToken };
-}
+/** A confirmed account with a session (no profile yet), signing in through a provider: no hash. */
+const account = (server: TestServer, email: string, role: Role = 'USER') =>
+  signedInAccount(server, email, { role });
 
 /** An account with one profile named `username`. */
 async function withProfile(server: TestServer, email: string, username: string, role: Role = 'USER') {

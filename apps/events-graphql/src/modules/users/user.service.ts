@@ -266,7 +266,7 @@ export class UserService {
     const hash = row?.get().passwordHash;
     // Accounts of an external provider have no password to check, as in the reference.
     if (hash) {
-      const check = await verifyPassword(hash, password);
+      const check = await verifyPassword(hash, password, this.options.store.hashParams);
       if (!check.ok) throw refused('The password provided is invalid');
     }
     return this.deleteUser(user.id);

@@ -4,63 +4,25 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { JwtSessions } from '@agora/auth';
 import { ConfigError, REDACTED_PATHS } from '@agora/core';
-import { readMailFolder } from '@agora/core/testing';
 import { loadConfig } from '../../config/config.js';
 import {
+  firstErrorFields,
+  freshIp,
+  gql,
   graphql,
-  startTestServer,
+  mailedToken as linkToken,
+  ok,
   type GraphQLResponse,
-  type TestServer,
-} from '../../testing/test-server.js';
+} from '../../testing/graphql-client.js';
+import { startTestServer, type TestServer } from '../../testing/test-server.js';
 import { jwtSecretFile } from './jwt-secret.js';
 
 const USER_FIELDS = 'id email role locale confirmedAt confirmationSentAt disabled provider';
 
-/** A caller address of its own for each test, so the per-IP limit (10 a minute) never couples tests. */
-let nextIp = 1;
-const freshIp = () => `198.51.100.${nextIp++}`;
-
-interface Call {
-  token?: string;
-  ip?: string;
-  variables?: Record<string, unknown>;
-  headers?: Record<string, string>;
-}
-
-async function gql(server: TestServer, query: string, call: Call = {}) {
-  const headers: Record<string, string> = { 'x-forwarded-for': call.ip ?? freshIp(), ...call.headers };
-  if (call.token) headers.authorization = `Bearer ${call.token}`;
-  return graphql(server.url, query, { variables: call.variables, headers });
-}
-
 type Fields = Record<string, string | boolean | null>;
 
-/** The value of root field `field` of an answer without errors; `T` is the shape the query selects. */
-function ok<T = Fields>(response: GraphQLResponse, field: string): T {
-  expect(response.body.errors, JSON.stringify(response.body.errors)).to.equal(undefined);
-  return response.body.data![field] as T;
-}
-
-function firstError(response: { body: { errors?: Array<Record<string, unknown>> } }) {
-  expect(response.body.errors, 'an error').to.be.an('array').that.is.not.empty;
-  const { message, code, status_code } = response.body.errors![0]!;
-  return { message, code, status_code };
-}
-
-async function mailsTo(server: TestServer, email: string) {
-  return (await readMailFolder(server.ctx.config.mail.dir)).filter((mail) => mail.to.includes(email));
-}
-
-/** The token of the last link `${publicUrl}/<path>/<token>` mailed to `email`. */
-async function linkToken(server: TestServer, email: string, path: string): Promise<string> {
-  const mails = await mailsTo(server, email);
-  const prefix = `${server.ctx.config.http.publicUrl}/${path}/`;
-  for (const mail of mails.reverse()) {
-    const line = mail.text.split('\n').find((text) => text.includes(prefix));
-    if (line) return line.slice(line.indexOf(prefix) + prefix.length).split(/\s/)[0]!;
-  }
-  throw new Error(`no ${path} link mailed to ${email}`);
-}
+const firstError = (response: GraphQLResponse) =>
+  firstErrorFields(response, 'message', 'code', 'status_code');
 
 const CREATE = `mutation($email: String!, $password: String!) {
   createUser(email: $email, password: $password, locale: "fr") { ${USER_FIELDS} } }`;

@@ -186,7 +186,7 @@ export class AccountService {
 
     const { username, email, password, locale } = await this.validateRegistration(input);
     // Hashing is the slow part: done before the transaction so it holds no locks meanwhile.
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await hashPassword(password, this.deps.users.hashParams);
 
     let created: { token: IssuedUserToken; user: User; actor: Actor; confirmationToken: string };
     try {

@@ -5,12 +5,12 @@ import { QueryTypes } from 'sequelize';
 import { ipSubject, MICROBLOG_POLICIES, RateLimiter } from '@agora/auth';
 import { readMailFolder } from '@agora/core/testing';
 import { createSequelize, type Sequelize } from '@agora/db';
-import { createTestDatabase } from '@agora/db/testing';
+import { seedAccount } from '../../testing/oauth-clients.js';
+import { rest, type Json } from '../../testing/rest-client.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
-import { startTestServer, type TestServer } from '../../testing/server.js';
+import { createMicroblogTestDatabase, startTestServer, type TestServer } from '../../testing/server.js';
 
 const OOB = 'urn:ietf:wg:oauth:2.0:oob';
-type Json = Record<string, unknown>;
 
 const FIELD: Shape = { name: 'string', value: 'string', verified_at: 'string|null' };
 const ACCOUNT: Shape = {
@@ -81,29 +81,6 @@ async function appWithToken(url: string, scopes = 'read write'): Promise<App & {
   return { clientId: app.clientId!, clientSecret: app.clientSecret!, token: token.accessToken };
 }
 
-async function call(
-  url: string,
-  path: string,
-  init: {
-    method?: string;
-    token?: string;
-    json?: unknown;
-    body?: string | URLSearchParams;
-    headers?: Record<string, string>;
-  } = {},
-): Promise<{ status: number; body: Json; headers: Headers }> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.token) headers.Authorization = `Bearer ${init.token}`;
-  if (init.json !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(`${url}${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
-  });
-  expect(response.headers.get('content-type'), `${path} answers JSON`).to.match(/^application\/json/);
-  return { status: response.status, body: (await response.json()) as Json, headers: response.headers };
-}
-
 async function userCount(sequelize: Sequelize, email: string): Promise<number> {
   const [row] = await sequelize.query<{ count: number }>(
     'SELECT count(*)::int AS count FROM users WHERE lower(email) = lower($1)',
@@ -136,17 +113,6 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
     return link!;
   }
 
-  /** A confirmed account seeded through the stores (sign-ups are limited to 5 per IP and 30 minutes). */
-  async function seedAccount(
-    username: string,
-  ): Promise<{ id: string; email: string; password: string; userId: string }> {
-    const email = `${username}@example.com`;
-    const password = 'correct horse battery';
-    const { user } = await t.ctx.users.create({ email, password, confirmed: true });
-    const actor = await t.ctx.actors.createLocal({ type: 'Person', username, userId: user.id });
-    return { id: actor.id, email, password, userId: user.id };
-  }
-
   async function passwordToken(email: string, password: string): Promise<string> {
     const issued = await createOAuthAPIClient({ url: t.url }).token.create({
       grantType: 'password',
@@ -173,7 +139,7 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
     expect(created.scope).to.equal('read write');
 
     // The token exists before confirmation, but is refused until the address is confirmed.
-    const early = await call(t.url, '/api/v1/accounts/verify_credentials', { token: created.accessToken });
+    const early = await rest(t.url, '/api/v1/accounts/verify_credentials', { token: created.accessToken });
     expect(early.status).to.equal(403);
     expect(early.body).to.deep.equal({ error: 'Your login is missing a confirmed e-mail address' });
 
@@ -200,7 +166,7 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
     expect(before.source).to.deep.include({ privacy: 'public', sensitive: false, note: '' });
     expect(before.role).to.deep.include({ name: '', permissions: '65536' });
     // The sign-up token works too, now that the address is confirmed.
-    const viaSignUpToken = await call(t.url, '/api/v1/accounts/verify_credentials', {
+    const viaSignUpToken = await rest(t.url, '/api/v1/accounts/verify_credentials', {
       token: created.accessToken,
     });
     expect(viaSignUpToken.status).to.equal(200);
@@ -238,14 +204,14 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
     expect(looked).to.deep.include({ id: reread.id, displayName: 'Alice Liddell' });
     const host = new URL(t.url).host;
     expect((await anonymous.v1.accounts.lookup({ acct: `@alice@${host}` })).id).to.equal(reread.id);
-    const fetched = await call(t.url, `/api/v1/accounts/${reread.id}`);
+    const fetched = await rest(t.url, `/api/v1/accounts/${reread.id}`);
     expect(fetched.status).to.equal(200);
     expectShape(fetched.body, ACCOUNT);
     expect(fetched.body).to.not.have.property('source');
   });
 
   it('megalodon reads verify_credentials', async () => {
-    const bob = await seedAccount('bob');
+    const bob = await seedAccount(t, 'bob');
     const client = new Mastodon(t.url, await passwordToken(bob.email, bob.password));
     const { data } = await client.verifyAccountCredentials();
     expect(data).to.deep.include({ id: bob.id, username: 'bob', acct: 'bob', locked: false });
@@ -253,8 +219,8 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
   });
 
   it('refuses a taken username, in any case, with 422 ERR_TAKEN and leaves no user behind', async () => {
-    await seedAccount('carol');
-    const { status, body } = await call(t.url, '/api/v1/accounts', {
+    await seedAccount(t, 'carol');
+    const { status, body } = await rest(t.url, '/api/v1/accounts', {
       method: 'POST',
       token: app.token,
       json: {
@@ -299,12 +265,12 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
   });
 
   it('needs an app token with write:accounts, and open registrations', async () => {
-    const anonymous = await call(t.url, '/api/v1/accounts', { method: 'POST', json: { username: 'x' } });
+    const anonymous = await rest(t.url, '/api/v1/accounts', { method: 'POST', json: { username: 'x' } });
     expect(anonymous.status).to.equal(401);
 
     await t.ctx.instance.updateSettings({ registrationsOpen: false });
     try {
-      const closed = await call(t.url, '/api/v1/accounts', {
+      const closed = await rest(t.url, '/api/v1/accounts', {
         method: 'POST',
         token: app.token,
         json: { username: 'dave', email: 'dave@example.com', password: 'long enough pw', agreement: true },
@@ -318,9 +284,9 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
   });
 
   it('verify_credentials refuses a missing token (401) and an app token (422)', async () => {
-    const none = await call(t.url, '/api/v1/accounts/verify_credentials');
+    const none = await rest(t.url, '/api/v1/accounts/verify_credentials');
     expect(none).to.deep.include({ status: 401, body: { error: 'The access token is invalid' } });
-    const appOnly = await call(t.url, '/api/v1/accounts/verify_credentials', { token: app.token });
+    const appOnly = await rest(t.url, '/api/v1/accounts/verify_credentials', { token: app.token });
     expect(appOnly).to.deep.include({
       status: 422,
       body: { error: 'This method requires an authenticated user' },
@@ -328,7 +294,7 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
   });
 
   it('update_credentials takes Rails-style forms: indexed fields, source[…], bot; and validates lengths', async () => {
-    const erin = await seedAccount('erin');
+    const erin = await seedAccount(t, 'erin');
     const token = await passwordToken(erin.email, erin.password);
     const form = new URLSearchParams({
       display_name: 'Erin',
@@ -343,7 +309,7 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
       discoverable: 'false',
       hide_collections: '1',
     });
-    const patched = await call(t.url, '/api/v1/accounts/update_credentials', {
+    const patched = await rest(t.url, '/api/v1/accounts/update_credentials', {
       method: 'PATCH',
       token,
       body: form,
@@ -353,12 +319,12 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
     expect((patched.body.fields as Json[]).map((field) => field.name)).to.deep.equal(['First', 'Second']);
     expect(patched.body.source).to.deep.include({ privacy: 'unlisted', sensitive: true, language: 'fr' });
     expect((await t.ctx.actors.findById(erin.id))?.type).to.equal('Service');
-    expect((await call(t.url, `/api/v1/accounts/${erin.id}`)).body).to.deep.include({
+    expect((await rest(t.url, `/api/v1/accounts/${erin.id}`)).body).to.deep.include({
       bot: true,
       hide_collections: true,
     });
 
-    const tooLong = await call(t.url, '/api/v1/accounts/update_credentials', {
+    const tooLong = await rest(t.url, '/api/v1/accounts/update_credentials', {
       method: 'PATCH',
       token,
       json: {
@@ -371,9 +337,9 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
       'Validation failed: Display name is too long (maximum is 30 characters), Fields is too long (maximum is 4 characters)',
     );
     // Nothing of the refused update was kept.
-    expect((await call(t.url, `/api/v1/accounts/${erin.id}`)).body.display_name).to.equal('Erin');
+    expect((await rest(t.url, `/api/v1/accounts/${erin.id}`)).body.display_name).to.equal('Erin');
 
-    const badPrivacy = await call(t.url, '/api/v1/accounts/update_credentials', {
+    const badPrivacy = await rest(t.url, '/api/v1/accounts/update_credentials', {
       method: 'PATCH',
       token,
       json: { source: { privacy: 'direct' } },
@@ -389,7 +355,7 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
       '/api/v1/accounts/lookup?acct=alice@elsewhere.example',
       '/api/v1/accounts/lookup',
     ]) {
-      const { status, body } = await call(t.url, path);
+      const { status, body } = await rest(t.url, path);
       expect({ path, status, body }).to.deep.equal({
         path,
         status: 404,
@@ -399,21 +365,21 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
   });
 
   it('early API: GET /api/accounts/:id with HTTP basic', async () => {
-    const frank = await seedAccount('frank');
+    const frank = await seedAccount(t, 'frank');
     const basic = (password: string) =>
       `Basic ${Buffer.from(`${frank.email}:${password}`).toString('base64')}`;
-    const good = await call(t.url, `/api/accounts/${frank.id}`, {
+    const good = await rest(t.url, `/api/accounts/${frank.id}`, {
       headers: { Authorization: basic(frank.password) },
     });
     expect(good.status).to.equal(200);
     expect(good.body).to.deep.include({ id: frank.id, username: 'frank', acct: 'frank' });
 
-    const bad = await call(t.url, `/api/accounts/${frank.id}`, {
+    const bad = await rest(t.url, `/api/accounts/${frank.id}`, {
       headers: { Authorization: basic('wrong password') },
     });
     expect(bad.status).to.equal(401);
     expect(bad.headers.get('www-authenticate')).to.match(/^Basic realm="[^"]+"$/);
-    const none = await call(t.url, `/api/accounts/${frank.id}`);
+    const none = await rest(t.url, `/api/accounts/${frank.id}`);
     expect(none.status).to.equal(401);
     expect(none.headers.get('www-authenticate')).to.match(/^Basic realm=/);
   });
@@ -429,23 +395,23 @@ describe('accounts: sign-up, credentials, lookup, early API', () => {
   });
 
   it('sends X-RateLimit headers: per IP without a token, the per-token limit with one', async () => {
-    const anonymous = await call(t.url, '/api/v1/accounts/lookup?acct=carol');
+    const anonymous = await rest(t.url, '/api/v1/accounts/lookup?acct=carol');
     expect(anonymous.headers.get('x-ratelimit-limit')).to.equal('300');
     expect(Number(anonymous.headers.get('x-ratelimit-remaining'))).to.be.within(0, 299);
     expect(new Date(anonymous.headers.get('x-ratelimit-reset') ?? '').getTime()).to.be.greaterThan(
       Date.now(),
     );
 
-    const gina = await seedAccount('gina');
+    const gina = await seedAccount(t, 'gina');
     const token = await passwordToken(gina.email, gina.password);
-    const first = await call(t.url, '/api/v1/accounts/verify_credentials', { token });
-    const second = await call(t.url, '/api/v1/accounts/verify_credentials', { token });
+    const first = await rest(t.url, '/api/v1/accounts/verify_credentials', { token });
+    const second = await rest(t.url, '/api/v1/accounts/verify_credentials', { token });
     // 300 per token is closer to exhaustion than 1500 per user.
     expect(first.headers.get('x-ratelimit-limit')).to.equal('300');
     expect(first.headers.get('x-ratelimit-remaining')).to.equal('299');
     expect(second.headers.get('x-ratelimit-remaining')).to.equal('298');
     // Unknown API paths are counted and answered in JSON too.
-    const missing = await call(t.url, '/api/v1/nothing-here');
+    const missing = await rest(t.url, '/api/v1/nothing-here');
     expect(missing.status).to.equal(404);
     expect(missing.headers.get('x-ratelimit-limit')).to.equal('300');
   });
@@ -459,7 +425,7 @@ describe('accounts: sign-up atomicity and rate limits (clock pinned)', () => {
   let rateLimiter: RateLimiter;
 
   before(async () => {
-    db = await createTestDatabase('accounts_limits');
+    db = await createMicroblogTestDatabase('accounts_limits');
     sequelize = createSequelize({ url: db.url });
     rateLimiter = new RateLimiter(sequelize, { now: () => NOW });
     t = await startTestServer('accounts-limits', { databaseUrl: db.url, overrides: { rateLimiter } });
@@ -481,7 +447,7 @@ describe('accounts: sign-up atomicity and rate limits (clock pinned)', () => {
     );
     try {
       const app = await appWithToken(t.url);
-      const failed = await call(t.url, '/api/v1/accounts', {
+      const failed = await rest(t.url, '/api/v1/accounts', {
         method: 'POST',
         token: app.token,
         json: { username: 'boom', email: 'boom@example.com', password: 'long enough pw', agreement: true },
@@ -537,7 +503,7 @@ describe('accounts: sign-up atomicity and rate limits (clock pinned)', () => {
     }
     expect(statuses.every((status) => status === 404)).to.equal(true);
 
-    const refused = await call(t.url, '/api/v1/instance');
+    const refused = await rest(t.url, '/api/v1/instance');
     expect(refused.status).to.equal(429);
     expect(refused.body).to.deep.equal({ error: 'Too many requests' });
     expect(refused.headers.get('x-ratelimit-limit')).to.equal('300');

@@ -1,13 +1,12 @@
 import { readdir } from 'node:fs/promises';
 import { expect } from 'chai';
-import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import sharp from 'sharp';
 import { ConfigError } from '@agora/core';
 import { startS3TestServer, type S3TestServer } from '@agora/media/testing';
 import { loadConfig } from '../../config/config.js';
+import { registerApp, signedInAccount } from '../../testing/oauth-clients.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 
-const OOB = 'urn:ietf:wg:oauth:2.0:oob';
 const CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 describe('media in an S3 bucket behind S3_ALIAS_HOST (a real S3-compatible server on loopback)', () => {
@@ -44,24 +43,8 @@ describe('media in an S3 bucket behind S3_ALIAS_HOST (a real S3-compatible serve
   });
 
   it('stores a POST /api/v2/media image in the bucket and links it on the alias host', async () => {
-    const email = 'alice@example.com';
-    const password = 'correct horse battery';
-    const { user } = await t.ctx.users.create({ email, password, confirmed: true });
-    await t.ctx.actors.createLocal({ type: 'Person', username: 'alice', userId: user.id });
-    const app = await createRestAPIClient({ url: t.url }).v1.apps.create({
-      clientName: 'S3 media test',
-      redirectUris: OOB,
-      scopes: 'read write',
-    });
-    const { accessToken } = await createOAuthAPIClient({ url: t.url }).token.create({
-      grantType: 'password',
-      redirectUri: OOB,
-      clientId: app.clientId!,
-      clientSecret: app.clientSecret!,
-      username: email,
-      password,
-      scope: 'read write',
-    });
+    const app = await registerApp(t.url, 'S3 media test');
+    const { token: accessToken } = await signedInAccount(t, app, 'alice');
 
     const form = new FormData();
     const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#e05020' } })

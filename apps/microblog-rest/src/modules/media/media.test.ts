@@ -11,10 +11,9 @@ import sharp from 'sharp';
 import { MICROBLOG_POLICIES, RateLimiter, userSubject } from '@agora/auth';
 import { createSequelize, type Sequelize } from '@agora/db';
 import { requireSystemTool } from '@agora/core/testing';
-import { createTestDatabase } from '@agora/db/testing';
-import { passwordToken, registerApp, type TestApp } from '../../testing/oauth-clients.js';
+import { registerApp, signedInAccount, type TestApp } from '../../testing/oauth-clients.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
-import { startTestServer, type TestServer } from '../../testing/server.js';
+import { createMicroblogTestDatabase, startTestServer, type TestServer } from '../../testing/server.js';
 import { PROCESS_MEDIA_JOB } from './media-attachment.service.js';
 
 const run = promisify(execFile);
@@ -49,7 +48,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
   let work: string;
 
   before(async () => {
-    db = await createTestDatabase('media');
+    db = await createMicroblogTestDatabase('media');
     sequelize = createSequelize({ url: db.url });
     rateLimiter = new RateLimiter(sequelize, { now: () => NOW });
     // A small image limit, so an oversize image is cheap to make.
@@ -68,15 +67,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  /** A confirmed account and a `read write` user token for it. */
-  async function signedIn(username: string): Promise<{ token: string; accountId: string; userId: string }> {
-    const email = `${username}@example.com`;
-    const password = 'correct horse battery';
-    const { user } = await t.ctx.users.create({ email, password, confirmed: true });
-    const actor = await t.ctx.actors.createLocal({ type: 'Person', username, userId: user.id });
-    const token = await passwordToken(t.url, app, { email, password });
-    return { token, accountId: actor.id, userId: user.id };
-  }
+  const signedIn = (username: string) => signedInAccount(t, app, username);
 
   async function upload(
     version: 'v1' | 'v2',
@@ -270,7 +261,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
         body: { error: 'Validation failed: File content type is invalid' },
       });
     }
-    expect(await rowCount(mallory.accountId)).to.equal(0);
+    expect(await rowCount(mallory.id)).to.equal(0);
     expect(await storedFiles()).to.deep.equal(before);
   });
 
@@ -288,7 +279,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
         body: { error: 'Validation failed: File file size must be less than 146 KB' },
       });
     }
-    expect(await rowCount(mallory.accountId)).to.equal(0);
+    expect(await rowCount(mallory.id)).to.equal(0);
     expect(await storedFiles()).to.deep.equal(before);
   });
 
@@ -316,7 +307,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
     });
     expect(deleted.status).to.equal(200);
     expect((await fetch(body.url as string)).status).to.equal(404);
-    expect(await rowCount(alice.accountId)).to.equal(0);
+    expect(await rowCount(alice.id)).to.equal(0);
   });
 
   it('stores an avatar and a header sent to update_credentials, cropped, and serves them', async () => {
@@ -336,7 +327,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
     expect([avatar.width, avatar.height]).to.deep.equal([400, 400]);
     const header = await sharp((await served(account.header)).bytes).metadata();
     expect([header.width, header.height]).to.deep.equal([1500, 500]);
-    const actor = await t.ctx.actors.findById(dana.accountId);
+    const actor = await t.ctx.actors.findById(dana.id);
     expect(actor?.avatarUrl).to.equal(account.avatar);
 
     // A new avatar replaces the old one, whose file goes.
@@ -363,7 +354,7 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
     expect(await response.json()).to.deep.equal({
       error: 'Validation failed: Avatar content type is invalid',
     });
-    const actor = await t.ctx.actors.findById(erin.accountId);
+    const actor = await t.ctx.actors.findById(erin.id);
     expect(actor).to.deep.include({ displayName: '', avatarUrl: null });
   });
 
@@ -390,6 +381,6 @@ describe('media: uploads, processing, owner-only access, avatars, rate limit (cl
     expect(await refused.json()).to.deep.equal({ error: 'Too many requests' });
     expect(refused.headers.get('x-ratelimit-limit')).to.equal('30');
     expect(refused.headers.get('x-ratelimit-reset')).to.equal('2026-11-23T10:30:00.000Z');
-    expect(await rowCount(carol.accountId)).to.equal(30);
+    expect(await rowCount(carol.id)).to.equal(30);
   });
 });

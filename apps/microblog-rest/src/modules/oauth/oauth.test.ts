@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import express from 'express';
@@ -8,6 +8,7 @@ import { QueryTypes } from 'sequelize';
 import { emailSubject, ipSubject, MICROBLOG_POLICIES } from '@agora/auth';
 import { REDACTED_PATHS } from '@agora/core';
 import { errorHandler } from '../../http/errors.js';
+import { pkce, seedAccount } from '../../testing/oauth-clients.js';
 import { awayFromWindowEdge } from '../../testing/rate-limits.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { authOf, bearerGuards } from './bearer.js';
@@ -99,11 +100,6 @@ describe('OAuth2: /oauth/token, /oauth/revoke, authorization codes, bearer token
       method: 'GET',
       headers: { Authorization: `Bearer ${accessToken}` },
     });
-
-  function pkce(): { verifier: string; challenge: string } {
-    const verifier = randomBytes(48).toString('base64url');
-    return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-  }
 
   async function issueCode(
     app: Registered,
@@ -664,12 +660,8 @@ describe('HTTP basic throttling on the early /api', function () {
     await t?.stop();
   });
 
-  async function seed(username: string): Promise<{ id: string; email: string }> {
-    const email = `${username}@example.org`;
-    const { user } = await t.ctx.users.create({ email, password: 'correct horse', confirmed: true });
-    const actor = await t.ctx.actors.createLocal({ type: 'Person', username, userId: user.id });
-    return { id: actor.id, email };
-  }
+  const seed = (username: string) =>
+    seedAccount(t, username, { email: `${username}@example.org`, password: 'correct horse' });
 
   const early = (account: { id: string }, credentials: string, ip: string) =>
     fetch(`${t.url}/api/accounts/${account.id}`, {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createOAuthAPIClient, createRestAPIClient } from 'masto';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { totpCode } from '@agora/auth';
 import { requireSystemTool } from '@agora/core/testing';
+import { pkce } from '../../../testing/oauth-clients.js';
 import { startTestServer, type TestServer } from '../../../testing/server.js';
 
 describe('the OAuth authorize page in a real browser', function () {
@@ -46,11 +46,6 @@ describe('the OAuth authorize page in a real browser', function () {
       website: 'https://client.example',
     });
     return { clientId: app.clientId!, clientSecret: app.clientSecret! };
-  }
-
-  function pkce(): { verifier: string; challenge: string } {
-    const verifier = randomBytes(48).toString('base64url');
-    return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
   }
 
   /** Opens /oauth/authorize in a fresh page, watching for errors and for anything loaded from elsewhere. */

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { emailSubject, MICROBLOG_POLICIES, totpCode } from '@agora/auth';
 import { startTestServer, type TestServer } from '../../../testing/server.js';
 import { FormClient, formFields, type PageResponse } from '../../../testing/form-client.js';
+import { pkce } from '../../../testing/oauth-clients.js';
 import { ensureWebApplication } from './web-app.js';
 
 const CALLBACK = 'https://client.example/callback';
@@ -39,11 +40,6 @@ describe('the /oauth/authorize pages', function () {
     const password = `pw-${randomBytes(8).toString('hex')}`;
     const { user } = await t.ctx.users.create({ email, password, confirmed: true });
     return { id: user.id, email, password };
-  }
-
-  function pkce(): { verifier: string; challenge: string } {
-    const verifier = randomBytes(48).toString('base64url');
-    return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
   }
 
   function authorizePath(app: Registered, extra: Record<string, string> = {}): string {
