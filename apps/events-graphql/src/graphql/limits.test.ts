@@ -165,6 +165,17 @@ describe('GraphQL limits (issue 12 §1, §6)', () => {
     expect((await overWs(ws, query)).errors?.[0]?.code).to.equal('graphql_validation_failed');
   });
 
+  it('prices one document again for each set of variables (a remembered cost never leaks to others)', async () => {
+    const query = 'query($l: Int) { searchPersons(limit: $l) { total elements { id } } }';
+    const ask = (l: number) => graphql(server.url, query, { variables: { l }, headers: auth() });
+    for (const round of [1, 2]) {
+      // Within the cost, so it reaches the resolver (which wants a moderator).
+      const small = await ask(5);
+      expect(firstError(small.body).code, `round ${round}: ${small.text}`).to.equal('unauthorized');
+      expect(firstError((await ask(100_000)).body).message, `round ${round}`).to.match(/too complex/);
+    }
+  });
+
   it('keeps answering /health within a second while all of the above arrive at once', async () => {
     const attacks = [
       graphql(server.url, aliasedLanguages(5_000)),

@@ -52,6 +52,7 @@ export class GraphQLPipeline {
   private readonly operationLimits: OperationLimits;
   private readonly maxResponseBytes: number;
   private readonly maxListItems: number;
+  private readonly serializedAnswers = new WeakMap<object, string>();
 
   constructor(
     private readonly app: AppContext,
@@ -90,7 +91,18 @@ export class GraphQLPipeline {
    * an execution stopped on its list budget): never a partial answer, never an unbounded one.
    */
   serialize(result: WireResult): string {
-    return this.jsonWithinLimits(result) ?? JSON.stringify(this.tooLarge());
+    // Frozen data without errors is a stored whole answer (the response cache freezes what it keeps;
+    // Apollo hands us a fresh envelope around it): its text never changes, so it is made once.
+    const { data } = result;
+    const stored =
+      result.errors === undefined && result.extensions === undefined && isFrozenObject(data)
+        ? data
+        : undefined;
+    const known = stored && this.serializedAnswers.get(stored);
+    if (known !== undefined) return known;
+    const json = this.jsonWithinLimits(result) ?? JSON.stringify(this.tooLarge());
+    if (stored) this.serializedAnswers.set(stored, json);
+    return json;
   }
 
   /** The result itself when its answer is within the limits, else the error that replaces it. */
@@ -117,4 +129,8 @@ export class GraphQLPipeline {
   tooLarge(): WireResult & { errors: WireError[] } {
     return { errors: this.formatErrors([responseTooLarge(this.maxResponseBytes)]) };
   }
+}
+
+function isFrozenObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && Object.isFrozen(value);
 }

@@ -91,7 +91,9 @@ export class ResponseCache {
       const oldest = plan.variants.keys().next().value;
       if (oldest !== undefined) plan.variants.delete(oldest);
     }
-    plan.variants.set(variablesKey, { state, result });
+    // Frozen: the stored answer is served as is, and the pipeline serializes a frozen answer only once.
+    if (result.data) Object.freeze(result.data);
+    plan.variants.set(variablesKey, { state, result: Object.freeze(result) });
   }
 
   private makePlan(document: DocumentNode, operation: OperationDefinitionNode): ResponsePlan | null {
