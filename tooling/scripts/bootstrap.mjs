@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The entry behind `npm start`, `npm test`, `npm run bench` and `pnpm agora`: it needs only Node and
-// npm, of any version. It runs everything under the pinned Node (`node-version` in .npmrc; fetched from
+// npm, of any version. It runs everything under the pinned Node (`nodeVersion` in pnpm-workspace.yaml; fetched from
 // the npm registry into .data/tools when the machine's Node is another), provides the pinned pnpm the same
 // way, installs the workspace, builds what the command needs, then hands over to the real command.
 // Plain JavaScript on purpose: it runs before any dependency exists, on whatever Node the machine has.
@@ -16,7 +16,9 @@ const env = { ...process.env };
 const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const pnpmVersion = rootManifest.packageManager.split('@')[1];
 // One place for the pin: pnpm checks engines against it too, whatever Node launched pnpm.
-const nodeVersion = /^node-version=(.+)$/m.exec(readFileSync(join(root, '.npmrc'), 'utf8'))[1].trim();
+const nodeVersion = /^nodeVersion:\s*(\S+)\s*$/m.exec(
+  readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8'),
+)[1];
 const isWindows = process.platform === 'win32';
 const toolsDir = join(root, '.data', 'tools');
 const toolsBin = join(toolsDir, 'node_modules', '.bin');

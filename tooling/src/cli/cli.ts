@@ -22,5 +22,12 @@ function quickAnswer(argv: string[]): number | null {
   return null;
 }
 
+// A reader that stops early (`pnpm agora --help | head`) is not an error of ours.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 const argv = process.argv.slice(2);
 process.exitCode = quickAnswer(argv) ?? (await (await import('./commands.js')).run(argv));
