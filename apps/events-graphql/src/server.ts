@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { expressClientIp } from '@agora/auth';
 import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
@@ -9,6 +8,7 @@ import { nodeInfoRouter } from './federation/nodeinfo.js';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
 import { GENERIC_FAILURE, httpErrorBody, sendHttpError } from './graphql/errors.js';
+import { apolloExpressHandler } from './graphql/express-adapter.js';
 import { graphiqlRouter } from './graphql/graphiql.js';
 import { graphqlHttpRouter } from './graphql/http.js';
 import { GraphQLPipeline } from './graphql/pipeline.js';
@@ -84,16 +84,15 @@ export function createServer(ctx: AppContext): AppServer {
       if (config.role === 'worker') return { url: config.http.publicUrl, port: config.http.port };
 
       await apollo.start();
-      apolloHandler = expressMiddleware(apollo, {
-        context: async ({ req }) =>
-          pipeline.createContext({
-            headers: req.headers,
-            ip: req.ip,
-            userId: bearer.userIdOf(req),
-            sessionId: bearer.sessionIdOf(req),
-            uploads: uploadsOf(req),
-          }),
-      });
+      apolloHandler = apolloExpressHandler(apollo, async (req) =>
+        pipeline.createContext({
+          headers: req.headers,
+          ip: req.ip,
+          userId: bearer.userIdOf(req),
+          sessionId: bearer.sessionIdOf(req),
+          uploads: uploadsOf(req),
+        }),
+      );
       const server = createHttpServer(app, {
         timeouts: config.http.timeouts,
         errorBody: (status, message) => ({
