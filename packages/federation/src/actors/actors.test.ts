@@ -7,19 +7,9 @@ import { withTestDatabase } from '@agora/db/testing';
 import { federationMigrationSet } from '../migrations/index.js';
 import { ActorStore } from './actor.store.js';
 import { FollowStore } from './follow.store.js';
-import type { ActorUrlScheme } from './actor.types.js';
-import { remoteActorInput } from './remote-actor.fixture.js';
+import { localTestUrls, remoteActorInput } from './remote-actor.fixture.js';
 
-const urls: ActorUrlScheme = ({ username }) => ({
-  uri: `https://local.test/@${username}`,
-  url: `https://local.test/@${username}`,
-  inboxUrl: `https://local.test/@${username}/inbox`,
-  outboxUrl: `https://local.test/@${username}/outbox`,
-  sharedInboxUrl: 'https://local.test/inbox',
-  followersUrl: `https://local.test/@${username}/followers`,
-  followingUrl: `https://local.test/@${username}/following`,
-  endpoints: {},
-});
+const urls = localTestUrls;
 
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
   try {

@@ -4,20 +4,10 @@ import { createSequelize, runMigrations, type Sequelize } from '@agora/db';
 import { withTestDatabase } from '@agora/db/testing';
 import { federationMigrationSet } from '../migrations/index.js';
 import { ActorStore } from './actor.store.js';
-import type { ActorUrlScheme } from './actor.types.js';
 import { FollowStore } from './follow.store.js';
-import { remoteActorInput } from './remote-actor.fixture.js';
+import { localTestUrls, remoteActorInput } from './remote-actor.fixture.js';
 
-const urls: ActorUrlScheme = ({ username }) => ({
-  uri: `https://local.test/@${username}`,
-  url: `https://local.test/@${username}`,
-  inboxUrl: `https://local.test/@${username}/inbox`,
-  outboxUrl: `https://local.test/@${username}/outbox`,
-  sharedInboxUrl: 'https://local.test/inbox',
-  followersUrl: `https://local.test/@${username}/followers`,
-  followingUrl: `https://local.test/@${username}/following`,
-  endpoints: {},
-});
+const urls = localTestUrls;
 
 const FOLLOW_COUNTS = '20261127030000-follow-counts';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createLogger, createPgBossQueue, type JobQueue } from '@agora/core';
 import { createSequelize, runMigrations, type Sequelize } from '@agora/db';
 import { withTestDatabase } from '@agora/db/testing';
-import { ActorStore, type Actor, type ActorUrlScheme } from '../actors/index.js';
+import { ActorStore, type Actor } from '../actors/index.js';
 import { createGuardedFetch, type GuardedFetch } from '../fetch/index.js';
 import { federationMigrationSet } from '../migrations/index.js';
 import type { KeyResolver } from '../signatures/index.js';
@@ -13,17 +13,9 @@ import {
   type LoopbackInbox,
   type LoopbackInboxOptions,
 } from './loopback-inbox.testing.js';
+import { localTestUrls } from '../actors/remote-actor.fixture.js';
 
-const urls: ActorUrlScheme = ({ username }) => ({
-  uri: `https://local.test/@${username}`,
-  url: `https://local.test/@${username}`,
-  inboxUrl: `https://local.test/@${username}/inbox`,
-  outboxUrl: `https://local.test/@${username}/outbox`,
-  sharedInboxUrl: 'https://local.test/inbox',
-  followersUrl: `https://local.test/@${username}/followers`,
-  followingUrl: `https://local.test/@${username}/following`,
-  endpoints: {},
-});
+const urls = localTestUrls;
 
 const silent = createLogger({ name: 'delivery-test', level: 'silent' });
 
