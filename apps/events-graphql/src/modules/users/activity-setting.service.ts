@@ -35,12 +35,4 @@ export class ActivitySettingService {
     );
     return row!;
   }
-
-  /** The user's settings, in a stable order. */
-  ofUser(userId: string): Promise<ActivitySettingRecord[]> {
-    return this.sequelize.query<ActivitySettingRecord>(
-      `SELECT ${COLUMNS} FROM user_activity_settings WHERE user_id = $1 ORDER BY key, method`,
-      { bind: [userId], type: QueryTypes.SELECT },
-    );
-  }
 }

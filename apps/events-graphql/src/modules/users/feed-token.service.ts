@@ -58,22 +58,6 @@ export class FeedTokenService {
     return { user: { id: user.id }, actor: found.actorId ? { id: found.actorId } : null };
   }
 
-  /** The user's tokens, oldest first (those of its profiles included). */
-  ofUser(userId: string): Promise<FeedTokenRecord[]> {
-    return this.sequelize.query<FeedTokenRecord>(
-      `SELECT ${COLUMNS} FROM feed_tokens WHERE user_id = $1 ORDER BY inserted_at, token`,
-      { bind: [userId], type: QueryTypes.SELECT },
-    );
-  }
-
-  /** One profile's tokens, oldest first. */
-  ofActor(actorId: string): Promise<FeedTokenRecord[]> {
-    return this.sequelize.query<FeedTokenRecord>(
-      `SELECT ${COLUMNS} FROM feed_tokens WHERE actor_id = $1 ORDER BY inserted_at, token`,
-      { bind: [actorId], type: QueryTypes.SELECT },
-    );
-  }
-
   private async ownsProfile(userId: string, actorId: string): Promise<boolean> {
     if (!/^\d{1,19}$/.test(actorId)) return false;
     const rows = await this.sequelize.query(

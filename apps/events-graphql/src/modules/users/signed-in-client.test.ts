@@ -203,6 +203,29 @@ describe('the signed-in web client (issue 13 §8)', () => {
       expect(firstError(again).message).to.equal('Token does not exist');
     });
 
+    it("gives each of the user's profiles its own feed tokens in one answer", async () => {
+      const eve = await member(server, 'eve_many');
+      const second = ok<{ id: string }>(
+        await gql(server, CREATE_PERSON, { token: eve.token, variables: { name: 'eve_second' } }),
+        'createPerson',
+      );
+      const create = async (actorId: string) =>
+        ok<Token>(
+          await gql(server, D.CreateFeedTokenActor!, { token: eve.token, variables: { actor_id: actorId } }),
+          'createFeedToken',
+        ).token;
+      const first = await create(eve.profileId);
+      const other = await create(second.id);
+      const identities = ok<Array<{ id: string; feedTokens: Array<{ token: string }> }>>(
+        await gql(server, '{ identities { id feedTokens { token } } }', { token: eve.token }),
+        'identities',
+      );
+      expect(identities).to.deep.equal([
+        { id: eve.profileId, feedTokens: [{ token: first }] },
+        { id: second.id, feedTokens: [{ token: other }] },
+      ]);
+    });
+
     it('upserts activity settings per (key, method) and lists them for their user', async () => {
       const ada = await member(server, 'ada_act');
       const bob = await member(server, 'bob_act');

@@ -20,7 +20,7 @@ export const Person: PersonResolvers = {
   feedTokens: async (actor, _args, ctx) => {
     const viewer = await ctx.viewer();
     if (!viewer || !actor.userId || viewer.id !== actor.userId) return null;
-    return ctx.app.feedTokens.ofActor(actor.id);
+    return ctx.loaders.users.feedTokensOfActor.load(actor.id);
   },
   /** No conversations exist yet: 0 for the profile's owner, null for anyone else. */
   unreadConversationsCount: async (actor, _args, ctx) => {

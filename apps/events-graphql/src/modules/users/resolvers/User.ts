@@ -40,7 +40,7 @@ export const User: UserResolvers = {
   activitySettings: async (user, _args, ctx) => {
     const viewer = await requireUser(ctx);
     if (viewer.id !== user.id && !ctx.app.users.canModerate(viewer)) return null;
-    return ctx.app.activitySettings.ofUser(user.id);
+    return ctx.loaders.users.activitySettings.load(user.id);
   },
   /** No OAuth application exists in this service yet, so the user has authorized none. */
   authAuthorizedApplications: async (user, _args, ctx) => {
@@ -52,6 +52,6 @@ export const User: UserResolvers = {
   feedTokens: async (user, _args, ctx) => {
     const viewer = await requireUser(ctx);
     if (viewer.id !== user.id) return null;
-    return ctx.app.feedTokens.ofUser(user.id);
+    return ctx.loaders.users.feedTokensOfUser.load(user.id);
   },
 };
