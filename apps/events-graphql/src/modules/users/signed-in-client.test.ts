@@ -275,6 +275,40 @@ describe('the signed-in web client (issue 13 §8)', () => {
       expect(firstError(await gql(server, D.AuthAuthorizedApplications!))).to.include({ status_code: 401 });
     });
 
+    it("shows a user's activity settings and authorized apps to moderators, never its feed tokens", async () => {
+      const ada = await member(server, 'ada_matrix');
+      ok(await gql(server, D.CreateFeedToken!, { token: ada.token }), 'createFeedToken');
+      ok(
+        await gql(server, D.UpdateActivitySetting!, {
+          token: ada.token,
+          variables: { key: 'event_created', method: 'email', enabled: true },
+        }),
+        'updateActivitySetting',
+      );
+      const moderator = await signedInAccount(server, 'mod_matrix@example.org', { role: 'MODERATOR' });
+      const query = `query($id: ID!) {
+        user(id: $id) { id feedTokens { token } activitySettings { key } authAuthorizedApplications { id } } }`;
+      const seen = ok<Record<string, unknown>>(
+        await gql(server, query, { token: moderator.token, variables: { id: ada.id } }),
+        'user',
+      );
+      expect(seen).to.deep.equal({
+        id: ada.id,
+        feedTokens: null,
+        activitySettings: [{ key: 'event_created' }],
+        authAuthorizedApplications: [],
+      });
+      // Another user reaches no one else's User: `person.user` is null for it.
+      const bob = await member(server, 'bob_matrix');
+      const viaPerson = `query($id: ID!) { person(id: $id) { user { feedTokens { token } } } }`;
+      expect(
+        ok<{ user: unknown }>(
+          await gql(server, viaPerson, { token: bob.token, variables: { id: ada.profileId } }),
+          'person',
+        ).user,
+      ).to.equal(null);
+    });
+
     it("lets fetchPerson answer only the caller's own profiles", async () => {
       const ada = await member(server, 'ada_fetch');
       await member(server, 'bob_fetch');
