@@ -33,8 +33,10 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
       // Types backed by a stored row (or a module's object) resolve from it: field resolvers read the
       // row itself, so nothing travels hidden on a parent object.
       mappers: {
+        ActivitySetting: '../modules/users/activity-setting.service.js#ActivitySettingRecord',
         Actor: '../modules/persons/person-parent.js#PersonParent',
         Config: '../modules/config/config.service.js#InstanceConfig',
+        FeedToken: '../modules/users/feed-token.service.js#FeedTokenRecord',
         Media: '../modules/media/media-parent.js#MediaParent',
         Person: '../modules/persons/person-parent.js#PersonParent',
         User: '../modules/users/user-parent.js#UserParent',

@@ -24,6 +24,8 @@ import { StatisticsService } from './modules/statistics/statistics.service.js';
 import { resolveJwtSecret } from './modules/users/jwt-secret.js';
 import { defineUserSettingsModel } from './modules/users/user-settings.model.js';
 import { UserService } from './modules/users/user.service.js';
+import { ActivitySettingService } from './modules/users/activity-setting.service.js';
+import { FeedTokenService } from './modules/users/feed-token.service.js';
 import { PersonService } from './modules/persons/person.service.js';
 import { appVersion } from './version.js';
 
@@ -43,6 +45,10 @@ export interface AppServices {
   sessions: JwtSessions;
   rateLimiter: RateLimiter;
   users: UserService;
+  /** Private feed tokens of users and their profiles. */
+  feedTokens: FeedTokenService;
+  /** Users' activity notification settings. */
+  activitySettings: ActivitySettingService;
   /** The credentials store under `users` (maintenance jobs, admin tools). */
   accounts: UserStore;
   /** Persons and groups, local and remote: the federation package's one actor model. */
@@ -156,6 +162,8 @@ export const AppContext = {
       sessions,
       rateLimiter,
       users,
+      feedTokens: overrides.feedTokens ?? new FeedTokenService(sequelize),
+      activitySettings: overrides.activitySettings ?? new ActivitySettingService(sequelize),
       accounts: store,
       actors,
       federation,

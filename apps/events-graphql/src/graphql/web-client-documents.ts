@@ -165,3 +165,239 @@ export const FULL_CONFIG_QUERY = `query FullConfig {
     __typename
   }
 }`;
+
+// The current web client's documents that touch the signed-in user's settings, feed tokens, activity
+// settings and authorized applications (issue 13 §8), as it writes them; each must validate here.
+const ACTOR_FRAGMENT = `fragment ActorFragment on Actor {
+  id
+  avatar {
+    id
+    url
+  }
+  type
+  preferredUsername
+  name
+  domain
+  summary
+  url
+}`;
+
+const USER_SETTINGS_FRAGMENT = `fragment UserSettingFragment on UserSettings {
+  timezone
+  notificationOnDay
+  notificationEachWeek
+  notificationBeforeEvent
+  notificationPendingParticipation
+  notificationPendingMembership
+  groupNotifications
+  location {
+    range
+    geohash
+    name
+  }
+}`;
+
+/**
+ * The signed-in web client's documents by name. One change from the client: `SetUserSettings`
+ * declares `$timezone: String`, the seed's type, where the current client says `Timezone` (spec
+ * README: the seed's type stays).
+ */
+export const SIGNED_IN_DOCUMENTS: Readonly<Record<string, string>> = {
+  LoggedUserAndSettings: `query LoggedUserQuery {
+  loggedUser {
+    id
+    email
+    locale
+    provider
+    defaultActor {
+      ...ActorFragment
+    }
+    settings {
+      ...UserSettingFragment
+    }
+  }
+}
+${ACTOR_FRAGMENT}
+${USER_SETTINGS_FRAGMENT}`,
+  UserSetting: `query UserSetting {
+  loggedUser {
+    id
+    locale
+    settings {
+      ...UserSettingFragment
+    }
+  }
+}
+${USER_SETTINGS_FRAGMENT}`,
+  LoggedUserLocation: `query LoggedUserLocation {
+  loggedUser {
+    settings {
+      location {
+        range
+        geohash
+        name
+      }
+    }
+  }
+}`,
+  SetUserSettings: `mutation SetUserSettings(
+  $timezone: String
+  $notificationOnDay: Boolean
+  $notificationEachWeek: Boolean
+  $notificationBeforeEvent: Boolean
+  $notificationPendingParticipation: NotificationPendingEnum
+  $notificationPendingMembership: NotificationPendingEnum
+  $groupNotifications: NotificationPendingEnum
+  $location: LocationInput
+) {
+  setUserSettings(
+    timezone: $timezone
+    notificationOnDay: $notificationOnDay
+    notificationEachWeek: $notificationEachWeek
+    notificationBeforeEvent: $notificationBeforeEvent
+    notificationPendingParticipation: $notificationPendingParticipation
+    notificationPendingMembership: $notificationPendingMembership
+    groupNotifications: $groupNotifications
+    location: $location
+  ) {
+    ...UserSettingFragment
+  }
+}
+${USER_SETTINGS_FRAGMENT}`,
+  UserNotifications: `query UserNotifications {
+  loggedUser {
+    id
+    locale
+    settings {
+      ...UserSettingFragment
+    }
+    feedTokens {
+      token
+      actor {
+        id
+      }
+    }
+    activitySettings {
+      key
+      method
+      enabled
+    }
+  }
+}
+${USER_SETTINGS_FRAGMENT}`,
+  UpdateActivitySetting: `mutation UpdateActivitySetting($key: String!, $method: String!, $enabled: Boolean!) {
+  updateActivitySetting(key: $key, method: $method, enabled: $enabled) {
+    key
+    method
+    enabled
+  }
+}`,
+  FeedTokensLoggedUser: `query FeedTokensLoggedUser {
+  loggedUser {
+    id
+    feedTokens {
+      token
+      actor {
+        id
+      }
+    }
+  }
+}`,
+  LoggedUserUnreadConversations: `query LoggedUserUnreadConversations {
+  loggedUser {
+    id
+    defaultActor {
+      id
+      unreadConversationsCount
+    }
+  }
+}`,
+  FetchPerson: `query FetchPerson($username: String!) {
+  fetchPerson(preferredUsername: $username) {
+    ...ActorFragment
+    suspended
+    mediaSize
+    avatar {
+      id
+      name
+      url
+    }
+    banner {
+      id
+      url
+    }
+    feedTokens {
+      token
+    }
+  }
+}
+${ACTOR_FRAGMENT}`,
+  CreateFeedTokenActor: `mutation createFeedToken($actor_id: ID!) {
+  createFeedToken(actorId: $actor_id) {
+    token
+    actor {
+      id
+    }
+    user {
+      id
+    }
+  }
+}`,
+  CreateFeedToken: `mutation {
+  createFeedToken {
+    token
+    actor {
+      id
+    }
+    user {
+      id
+    }
+  }
+}`,
+  DeleteFeedToken: `mutation deleteFeedToken($token: String!) {
+  deleteFeedToken(token: $token) {
+    actor {
+      id
+    }
+    user {
+      id
+    }
+  }
+}`,
+  AuthAuthorizedApplications: `query AuthAuthorizedApplications {
+  loggedUser {
+    id
+    authAuthorizedApplications {
+      id
+      application {
+        name
+        website
+      }
+      lastUsedAt
+      insertedAt
+    }
+  }
+}`,
+  UserFeedTokensFragment: `query UserFeedTokens {
+  loggedUser {
+    ...UserFeedTokensFragment
+  }
+}
+fragment UserFeedTokensFragment on User {
+  id
+  feedTokens {
+    token
+  }
+}`,
+  PersonFeedTokensFragment: `query PersonFeedTokens {
+  loggedPerson {
+    ...PersonFeedTokensFragment
+  }
+}
+fragment PersonFeedTokensFragment on Person {
+  id
+  feedTokens {
+    token
+  }
+}`,
+};

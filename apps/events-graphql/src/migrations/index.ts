@@ -8,6 +8,7 @@ import { actorOwners } from './20261122130000-actor-owners.js';
 import { createMedia } from './20261123090000-create-media.js';
 import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
 import { profileLinksOwnTables } from './20261127040000-profile-links-own-tables.js';
+import { signedInClientTables } from './20261127050000-signed-in-client-tables.js';
 
 // `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
 // federation migration when it landed (its stored name stays). ADR 0013.
@@ -28,6 +29,7 @@ export function migrationSets(): MigrationSet[] {
         createMedia,
         mediaOrphanKeys,
         profileLinksOwnTables,
+        signedInClientTables,
       ],
     },
   ];

@@ -5,6 +5,14 @@ import { withTestDatabase } from '@agora/db/testing';
 import { profileLinksOwnTables } from './20261127040000-profile-links-own-tables.js';
 import { migrationSets } from './index.js';
 
+/** The migration sets as they stood just before this migration landed (with it, if `including`). */
+function upTo(including: boolean): MigrationSet[] {
+  return migrationSets().map((set) => {
+    const at = set.migrations.indexOf(profileLinksOwnTables);
+    return at < 0 ? set : { ...set, migrations: set.migrations.slice(0, including ? at + 1 : at) };
+  });
+}
+
 // An upgraded database: the default profile and the pictures stored in the package tables move over.
 describe('migration profile-links-own-tables', () => {
   const database = withTestDatabase('events_profile_links');
@@ -21,11 +29,7 @@ describe('migration profile-links-own-tables', () => {
     sequelize.query<T>(sql, { type: QueryTypes.SELECT });
 
   it('moves users.default_actor_id and actors.avatar/banner_media_id into the app tables, and back', async () => {
-    const before: MigrationSet[] = migrationSets().map((set) => ({
-      ...set,
-      migrations: set.migrations.filter((migration) => migration !== profileLinksOwnTables),
-    }));
-    await runMigrations(sequelize, before);
+    await runMigrations(sequelize, upTo(false));
     await sequelize.query(`
       INSERT INTO users (id, email, created_at, updated_at) VALUES (1, 'a@example.org', now(), now()),
         (2, 'b@example.org', now(), now());
@@ -37,7 +41,7 @@ describe('migration profile-links-own-tables', () => {
       UPDATE actors SET avatar_media_id = 100, banner_media_id = 101 WHERE id = 11;
       UPDATE actors SET avatar_media_id = 100 WHERE id = 20;`);
 
-    expect((await runMigrations(sequelize, migrationSets())).applied).to.deep.equal([
+    expect((await runMigrations(sequelize, upTo(true))).applied).to.deep.equal([
       'events-graphql/20261127040000-profile-links-own-tables',
     ]);
     expect(await rows('SELECT user_id, actor_id FROM user_default_actors')).to.deep.equal([

@@ -13,6 +13,10 @@ export interface UserSettingsAttributes {
   notificationPendingParticipation: NotificationPending;
   notificationPendingMembership: NotificationPending;
   groupNotifications: NotificationPending;
+  /** Where the user looks for events (the web client's home page): a place name, a geohash, a range in km. */
+  locationName: string | null;
+  locationGeohash: string | null;
+  locationRange: number | null;
 }
 
 /** The reference's defaults, which a user without a row has. */
@@ -24,6 +28,9 @@ export const DEFAULT_USER_SETTINGS: Omit<UserSettingsAttributes, 'userId'> = {
   notificationPendingParticipation: 'ONE_DAY',
   notificationPendingMembership: 'ONE_DAY',
   groupNotifications: 'ONE_DAY',
+  locationName: null,
+  locationGeohash: null,
+  locationRange: null,
 };
 
 export type UserSettingsModel = ModelStatic<Model<UserSettingsAttributes, UserSettingsAttributes>>;
@@ -45,6 +52,9 @@ export function defineUserSettingsModel(sequelize: Sequelize): UserSettingsModel
       notificationPendingParticipation: { ...pending, field: 'notification_pending_participation' },
       notificationPendingMembership: { ...pending, field: 'notification_pending_membership' },
       groupNotifications: { ...pending, field: 'group_notifications' },
+      locationName: { type: DataTypes.TEXT, allowNull: true, field: 'location_name' },
+      locationGeohash: { type: DataTypes.TEXT, allowNull: true, field: 'location_geohash' },
+      locationRange: { type: DataTypes.INTEGER, allowNull: true, field: 'location_range' },
     },
     { tableName: 'user_settings', timestamps: true, createdAt: 'inserted_at', updatedAt: 'updated_at' },
   );

@@ -51,6 +51,14 @@ export interface UserSettingsPatch {
   notificationPendingParticipation?: NotificationPending | null;
   notificationPendingMembership?: NotificationPending | null;
   groupNotifications?: NotificationPending | null;
+  /** Replaces the stored location (its absent fields become null); null clears it. */
+  location?: LocationPatch | null;
+}
+
+export interface LocationPatch {
+  name?: string | null;
+  geohash?: string | null;
+  range?: number | null;
 }
 
 export interface UserServiceOptions {
@@ -306,6 +314,7 @@ export class UserService {
       const value = patch[key];
       if (value !== undefined && value !== null && NOTIFICATION_PENDING.includes(value)) values[key] = value;
     }
+    if (patch.location !== undefined) Object.assign(values, locationValues(patch.location));
     const current = await this.settings(user.id);
     const [row] = await this.options.settingsModel.upsert({ ...current, ...values, userId: user.id });
     return withoutUserId(row.get());
@@ -363,6 +372,9 @@ function withoutUserId(row: UserSettingsAttributes): UserSettings {
     notificationPendingParticipation: settings.notificationPendingParticipation,
     notificationPendingMembership: settings.notificationPendingMembership,
     groupNotifications: settings.groupNotifications,
+    locationName: settings.locationName ?? null,
+    locationGeohash: settings.locationGeohash ?? null,
+    locationRange: settings.locationRange ?? null,
   };
 }
 
@@ -374,4 +386,29 @@ function validTimezone(value: string | null): string | null {
     throw new BadInput(message, { fields: { timezone: [message] } });
   }
   return value;
+}
+
+const GEOHASH = /^[0-9b-hjkmnp-z]{1,12}$/;
+const LOCATION_NAME_MAX = 255;
+
+/** The stored columns of a location; a geohash or range that names no place is refused. */
+function locationValues(
+  location: LocationPatch | null,
+): Pick<UserSettings, 'locationName' | 'locationGeohash' | 'locationRange'> {
+  const name = location?.name?.trim() || null;
+  const geohash = location?.geohash?.trim().toLowerCase() || null;
+  const range = location?.range ?? null;
+  if (geohash !== null && !GEOHASH.test(geohash)) {
+    throw new BadInput('Invalid location', { fields: { location: ['geohash is not valid'] } });
+  }
+  if (range !== null && range < 0) {
+    throw new BadInput('Invalid location', {
+      fields: { location: ['range must be greater than or equal to 0'] },
+    });
+  }
+  return {
+    locationName: name?.slice(0, LOCATION_NAME_MAX) ?? null,
+    locationGeohash: geohash,
+    locationRange: range,
+  };
 }

@@ -1,10 +1,14 @@
 import type { Resolvers } from '../../graphql/resolvers-types.generated.js';
 import { DateTime } from './date-time.scalar.js';
 import { ActionLogObject } from './resolvers/ActionLogObject.js';
+import { ActivitySetting } from './resolvers/ActivitySetting.js';
+import { FeedToken } from './resolvers/FeedToken.js';
 import { adminUpdateUser } from './resolvers/Mutation/adminUpdateUser.js';
 import { changeEmail } from './resolvers/Mutation/changeEmail.js';
 import { changePassword } from './resolvers/Mutation/changePassword.js';
+import { createFeedToken } from './resolvers/Mutation/createFeedToken.js';
 import { createUser } from './resolvers/Mutation/createUser.js';
+import { deleteFeedToken } from './resolvers/Mutation/deleteFeedToken.js';
 import { deleteAccount } from './resolvers/Mutation/deleteAccount.js';
 import { login } from './resolvers/Mutation/login.js';
 import { logout } from './resolvers/Mutation/logout.js';
@@ -13,6 +17,7 @@ import { resendConfirmationEmail } from './resolvers/Mutation/resendConfirmation
 import { resetPassword } from './resolvers/Mutation/resetPassword.js';
 import { sendResetPassword } from './resolvers/Mutation/sendResetPassword.js';
 import { setUserSettings } from './resolvers/Mutation/setUserSettings.js';
+import { updateActivitySetting } from './resolvers/Mutation/updateActivitySetting.js';
 import { updateLocale } from './resolvers/Mutation/updateLocale.js';
 import { validateEmail } from './resolvers/Mutation/validateEmail.js';
 import { validateUser } from './resolvers/Mutation/validateUser.js';
@@ -20,12 +25,16 @@ import { loggedUser } from './resolvers/Query/loggedUser.js';
 import { user } from './resolvers/Query/user.js';
 import { users } from './resolvers/Query/users.js';
 import { User } from './resolvers/User.js';
+import { UserSettings } from './resolvers/UserSettings.js';
 
 /** The users module's resolvers: one file per root field under resolvers/Query and resolvers/Mutation. */
 export const usersResolvers: Resolvers = {
   DateTime,
   ActionLogObject,
   User,
+  UserSettings,
+  FeedToken,
+  ActivitySetting,
   RootQueryType: { loggedUser, user, users },
   RootMutationType: {
     createUser,
@@ -42,6 +51,9 @@ export const usersResolvers: Resolvers = {
     updateLocale,
     deleteAccount,
     setUserSettings,
+    createFeedToken,
+    deleteFeedToken,
+    updateActivitySetting,
     adminUpdateUser,
   },
 };

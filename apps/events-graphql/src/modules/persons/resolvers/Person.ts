@@ -16,6 +16,17 @@ export const Person: PersonResolvers = {
   preferredUsername: (actor) => actor.username,
   name: (actor) => actor.displayName,
   url: (actor) => actor.url ?? actor.uri,
+  /** The profile's private feed tokens, for its owner only. */
+  feedTokens: async (actor, _args, ctx) => {
+    const viewer = await ctx.viewer();
+    if (!viewer || !actor.userId || viewer.id !== actor.userId) return null;
+    return ctx.loaders.users.feedTokensOfActor.load(actor.id);
+  },
+  /** No conversations exist yet: 0 for the profile's owner, null for anyone else. */
+  unreadConversationsCount: async (actor, _args, ctx) => {
+    const viewer = await ctx.viewer();
+    return viewer && actor.userId && viewer.id === actor.userId ? 0 : null;
+  },
   /** The owning account, for its owner and instance moderators only. */
   user: async (actor, _args, ctx) => {
     const viewer = await ctx.viewer();

@@ -36,4 +36,22 @@ export const User: UserResolvers = {
     if (viewer.id !== user.id && !(await ctx.app.users.canModerate(viewer))) return null;
     return ctx.app.users.settings(user.id);
   },
+  /** The user's activity notification settings (the user or an instance moderator). */
+  activitySettings: async (user, _args, ctx) => {
+    const viewer = await requireUser(ctx);
+    if (viewer.id !== user.id && !ctx.app.users.canModerate(viewer)) return null;
+    return ctx.loaders.users.activitySettings.load(user.id);
+  },
+  /** No OAuth application exists in this service yet, so the user has authorized none. */
+  authAuthorizedApplications: async (user, _args, ctx) => {
+    const viewer = await requireUser(ctx);
+    if (viewer.id !== user.id && !ctx.app.users.canModerate(viewer)) return null;
+    return [];
+  },
+  /** Feed tokens open private feeds: their user alone sees them. */
+  feedTokens: async (user, _args, ctx) => {
+    const viewer = await requireUser(ctx);
+    if (viewer.id !== user.id) return null;
+    return ctx.loaders.users.feedTokensOfUser.load(user.id);
+  },
 };

@@ -1,0 +1,8 @@
+import type { FeedTokenResolvers } from '../../../graphql/resolvers-types.generated.js';
+import { ownerUser } from './owner.js';
+
+// `token` is read as stored; only the token's owner ever reaches one.
+export const FeedToken: FeedTokenResolvers = {
+  actor: (token, _args, ctx) => (token.actorId ? ctx.app.actors.findById(token.actorId) : null),
+  user: (token, _args, ctx) => ownerUser(token.userId, ctx),
+};
