@@ -643,6 +643,8 @@ export type Person = ActionLogObject & Actor & {
   mediaSize: Maybe<Scalars['Int']['output']>;
   /** The display name */
   name: Maybe<Scalars['String']['output']>;
+  /** The profile's published events, soonest first (its owner or an instance moderator) */
+  organizedEvents: Maybe<PaginatedEventList>;
   preferredUsername: Maybe<Scalars['String']['output']>;
   /** HTML */
   summary: Maybe<Scalars['String']['output']>;
@@ -653,6 +655,13 @@ export type Person = ActionLogObject & Actor & {
   url: Maybe<Scalars['String']['output']>;
   /** The owning account (its owner or an instance moderator; null for anyone else) */
   user: Maybe<User>;
+};
+
+
+/** A profile (identity) of a user; a user may have several and acts as its default one. */
+export type PersonOrganizedEventsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type Persons = {
@@ -1138,6 +1147,8 @@ export type User = ActionLogObject & {
   /** The profile the user acts as when an operation names none */
   defaultActor: Maybe<Person>;
   disabled: Maybe<Scalars['Boolean']['output']>;
+  /** The user's draft events, of all their profiles (the user or an instance moderator) */
+  drafts: Maybe<PaginatedEventList>;
   email: Scalars['String']['output'];
   /** The user's private feed tokens (the user only) */
   feedTokens: Maybe<Array<Maybe<FeedToken>>>;
@@ -1157,6 +1168,13 @@ export type User = ActionLogObject & {
   role: Maybe<UserRole>;
   /** The user's own settings (the user or an instance moderator) */
   settings: Maybe<UserSettings>;
+};
+
+
+/** A local account: credentials, role and preferences (its profiles come with the actor model). */
+export type UserDraftsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1807,6 +1825,7 @@ export type PersonResolvers<ContextType = GraphQLContext, ParentType extends Res
   manuallyApprovesFollowers?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   mediaSize?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  organizedEvents?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<PersonOrganizedEventsArgs, 'limit' | 'page'>>;
   preferredUsername?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   summary?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   suspended?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
@@ -1960,6 +1979,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   currentSignInIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   defaultActor?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
   disabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  drafts?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<UserDraftsArgs, 'limit' | 'page'>>;
   email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   feedTokens?: Resolver<Maybe<Array<Maybe<ResolversTypes['FeedToken']>>>, ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;

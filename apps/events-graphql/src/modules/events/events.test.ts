@@ -336,4 +336,79 @@ describe('events', () => {
       ),
     ).to.deep.equal({ id: theirs.id });
   });
+
+  it("pages a profile's organized events and a user's drafts, for the owner and moderators only", async () => {
+    const author = await withProfile('author@example.org', 'author');
+    const second = ok<{ id: string }>(
+      await gql(server, CREATE_PERSON, {
+        token: author.token,
+        variables: { preferredUsername: 'author_two' },
+      }),
+      'createPerson',
+    );
+    for (const day of [1, 2, 3])
+      await createEvent({ title: `Published ${day}`, beginsOn: inDays(day) }, author);
+    await createEvent({ title: 'Draft one', draft: true }, author);
+    await createEvent({ title: 'Draft two', draft: true }, { token: author.token, profileId: second.id });
+    const query = `query($id: ID!) { person(id: $id) { organizedEvents(page: 2, limit: 2) { total elements { title } } } }`;
+    const forOwner = ok<{ organizedEvents: { total: number; elements: Array<{ title: string }> } }>(
+      await gql(server, query, { token: author.token, variables: { id: author.profileId } }),
+      'person',
+    );
+    expect(forOwner.organizedEvents).to.deep.equal({ total: 3, elements: [{ title: 'Published 3' }] });
+    const forModerator = ok<{ organizedEvents: { total: number } }>(
+      await gql(server, query, { token: moderator.token, variables: { id: author.profileId } }),
+      'person',
+    );
+    expect(forModerator.organizedEvents.total).to.equal(3);
+    for (const token of [undefined, other.token]) {
+      const hidden = ok<{ organizedEvents: unknown }>(
+        await gql(server, query, { ...(token ? { token } : {}), variables: { id: author.profileId } }),
+        'person',
+      );
+      expect(hidden.organizedEvents).to.equal(null);
+    }
+    const drafts = ok<{ drafts: { total: number; elements: Array<{ title: string; draft: boolean }> } }>(
+      await gql(server, '{ loggedUser { drafts { total elements { title draft } } } }', {
+        token: author.token,
+      }),
+      'loggedUser',
+    );
+    expect(drafts.drafts.total).to.equal(2);
+    expect(drafts.drafts.elements.map((event) => event.title).sort()).to.deep.equal([
+      'Draft one',
+      'Draft two',
+    ]);
+    expect(
+      ok<{ drafts: { total: number } }>(
+        await gql(server, '{ loggedUser { drafts { total } } }', { token: other.token }),
+        'loggedUser',
+      ).drafts.total,
+    ).to.equal(0);
+  });
+
+  it('reads the events of every profile of a page with one query per field', async () => {
+    const statements: string[] = [];
+    server.ctx.sequelize.addHook('afterQuery', 'count-event-statements', (_options, query) => {
+      const { sql } = query as unknown as { sql?: string };
+      if (sql) statements.push(sql);
+    });
+    try {
+      const answer = ok<{
+        elements: Array<{ organizedEvents: { total: number; elements: Array<{ tags: unknown[] }> } }>;
+      }>(
+        await gql(
+          server,
+          `{ persons(limit: 50) { elements { organizedEvents(limit: 5) { total elements { organizerActor { id } tags { slug } } } } } }`,
+          { token: moderator.token },
+        ),
+        'persons',
+      );
+      expect(answer.elements.filter((person) => person.organizedEvents.total > 0)).to.have.length.above(1);
+    } finally {
+      server.ctx.sequelize.removeHook('afterQuery', 'count-event-statements');
+    }
+    expect(statements.filter((sql) => /FROM events e/.test(sql) && /LATERAL/.test(sql))).to.have.lengthOf(1);
+    expect(statements.filter((sql) => /FROM events_tags/.test(sql))).to.have.lengthOf(1);
+  });
 });
