@@ -1,6 +1,9 @@
 import { expect } from 'chai';
+import { parse, validate } from 'graphql';
 import type { Role } from '@agora/auth';
 import { QueryTypes } from 'sequelize';
+import { buildSchema } from '../../graphql/schema.js';
+import { EVENT_DOCUMENTS } from '../../graphql/web-client-documents.js';
 import {
   firstErrorFields,
   gql,
@@ -410,5 +413,18 @@ describe('events', () => {
     }
     expect(statements.filter((sql) => /FROM events e/.test(sql) && /LATERAL/.test(sql))).to.have.lengthOf(1);
     expect(statements.filter((sql) => /FROM events_tags/.test(sql))).to.have.lengthOf(1);
+  });
+
+  it("validates the reference web client's event documents it supports, and answers them", async () => {
+    const schema = buildSchema();
+    for (const [name, document] of Object.entries(EVENT_DOCUMENTS)) {
+      expect(validate(schema, parse(document)), name).to.deep.equal([]);
+    }
+    const event = await createEvent();
+    const deleted = await gql(server, EVENT_DOCUMENTS.DeleteEvent!, {
+      token: owner.token,
+      variables: { eventId: event.id },
+    });
+    expect(ok(deleted, 'deleteEvent')).to.deep.equal({ id: event.id });
   });
 });
