@@ -38,10 +38,10 @@ const EVENT_FIELDS = `id uuid url local title slug description beginsOn endsOn s
     offers { price priceCurrency url } participationConditions { title content url } }`;
 const CREATE_EVENT = `mutation($organizerActorId: ID!, $title: String!, $description: String!, $beginsOn: DateTime!,
   $endsOn: DateTime, $draft: Boolean, $tags: [String], $options: EventOptionsInput, $metadata: [EventMetadataInput],
-  $attributedToId: ID) {
+  $attributedToId: ID, $visibility: EventVisibility, $status: EventStatus) {
   createEvent(organizerActorId: $organizerActorId, title: $title, description: $description, beginsOn: $beginsOn,
     endsOn: $endsOn, draft: $draft, tags: $tags, options: $options, metadata: $metadata,
-    attributedToId: $attributedToId) { ${EVENT_FIELDS} } }`;
+    attributedToId: $attributedToId, visibility: $visibility, status: $status) { ${EVENT_FIELDS} } }`;
 const UPDATE_EVENT = `mutation($eventId: ID!, $title: String, $draft: Boolean, $endsOn: DateTime, $tags: [String],
   $organizerActorId: ID) {
   updateEvent(eventId: $eventId, title: $title, draft: $draft, endsOn: $endsOn, tags: $tags,
@@ -426,5 +426,25 @@ describe('events', () => {
       variables: { eventId: event.id },
     });
     expect(ok(deleted, 'deleteEvent')).to.deep.equal({ id: event.id });
+  });
+
+  it('answers unlisted events by uuid to anyone and private ones to their organizer; lists neither, nor cancelled ones', async () => {
+    const unlisted = await createEvent({ title: 'Unlisted', visibility: 'UNLISTED' });
+    const privateEvent = await createEvent({ title: 'Private', visibility: 'PRIVATE' });
+    const cancelled = await createEvent({ title: 'Cancelled', status: 'CANCELLED' });
+    expect(
+      ok<EventAnswer>(await gql(server, EVENT, { variables: { uuid: unlisted.uuid } }), 'event').title,
+    ).to.equal('Unlisted');
+    expect(
+      firstError(await gql(server, EVENT, { token: other.token, variables: { uuid: privateEvent.uuid } }))
+        .message,
+    ).to.equal('Event not found');
+    ok(await gql(server, EVENT, { token: owner.token, variables: { uuid: privateEvent.uuid } }), 'event');
+    const listed = ok<{ elements: Array<{ uuid: string }> }>(
+      await gql(server, EVENTS, { variables: { limit: 99 } }),
+      'events',
+    ).elements.map((event) => event.uuid);
+    for (const uuid of [unlisted.uuid, privateEvent.uuid, cancelled.uuid])
+      expect(listed).to.not.include(uuid);
   });
 });
