@@ -36,6 +36,7 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
         ActivitySetting: '../modules/users/activity-setting.service.js#ActivitySettingRecord',
         Actor: '../modules/persons/person-parent.js#PersonParent',
         Config: '../modules/config/config.service.js#InstanceConfig',
+        Event: '../modules/events/event-row.js#EventRow',
         FeedToken: '../modules/users/feed-token.service.js#FeedTokenRecord',
         Media: '../modules/media/media-parent.js#MediaParent',
         Person: '../modules/persons/person-parent.js#PersonParent',

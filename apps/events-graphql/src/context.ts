@@ -27,6 +27,7 @@ import { UserService } from './modules/users/user.service.js';
 import { ActivitySettingService } from './modules/users/activity-setting.service.js';
 import { FeedTokenService } from './modules/users/feed-token.service.js';
 import { PersonService } from './modules/persons/person.service.js';
+import { EventService } from './modules/events/event.service.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -57,6 +58,8 @@ export interface AppServices {
   federation: Federation;
   /** Profiles: the Person actors owned by local users. */
   persons: PersonService;
+  /** Events organized by profiles: their rules, reads and listing. */
+  events: EventService;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -168,6 +171,7 @@ export const AppContext = {
       actors,
       federation,
       persons,
+      events: overrides.events ?? new EventService({ sequelize, actors, publicUrl: config.http.publicUrl }),
       media,
       remoteMedia,
       jobs,

@@ -1,6 +1,7 @@
 import type { SessionUser } from '@agora/auth';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
+import { createEventLoaders, type EventLoaders } from '../modules/events/event.loaders.js';
 import { createMediaLoaders, type MediaLoaders } from '../modules/media/media.loaders.js';
 import { createPersonLoaders, type PersonLoaders } from '../modules/persons/person.loaders.js';
 import { createUserLoaders, type UserLoaders } from '../modules/users/user.loaders.js';
@@ -31,6 +32,7 @@ export class RequestLoaders {
   private personLoaders: PersonLoaders | undefined;
   private mediaLoaders: MediaLoaders | undefined;
   private userLoaders: UserLoaders | undefined;
+  private eventLoaders: EventLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -47,6 +49,11 @@ export class RequestLoaders {
   get users(): UserLoaders {
     this.userLoaders ??= createUserLoaders(this.app);
     return this.userLoaders;
+  }
+
+  get events(): EventLoaders {
+    this.eventLoaders ??= createEventLoaders(this.app);
+    return this.eventLoaders;
   }
 }
 

@@ -4,6 +4,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { ActivitySettingRecord } from '../modules/users/activity-setting.service.js';
 import type { PersonParent } from '../modules/persons/person-parent.js';
 import type { InstanceConfig } from '../modules/config/config.service.js';
+import type { EventRow } from '../modules/events/event-row.js';
 import type { FeedTokenRecord } from '../modules/users/feed-token.service.js';
 import type { MediaParent } from '../modules/media/media-parent.js';
 import type { UserParent, UserSettingsParent } from '../modules/users/user-parent.js';
@@ -28,12 +29,19 @@ export type Scalars = {
   DateTime: { input: any; output: any; }
   /** An IANA time zone identifier, such as `Europe/Paris`. */
   Timezone: { input: string; output: string; }
+  /** A UUID4 string. */
+  UUID: { input: any; output: any; }
   /** A file sent in the same multipart request: the name of the part that carries it. */
   Upload: { input: any; output: any; }
 };
 
 /** Something an action log entry can be about. */
 export type ActionLogObject = {
+  id: Maybe<Scalars['ID']['output']>;
+};
+
+/** Something that happens in a stream of activities. */
+export type ActivityObject = {
   id: Maybe<Scalars['ID']['output']>;
 };
 
@@ -255,6 +263,80 @@ export type DeletedObject = {
   id: Maybe<Scalars['ID']['output']>;
 };
 
+/** An event organized by a profile. */
+export type Event = ActionLogObject & ActivityObject & Interactable & {
+  __typename?: 'Event';
+  /** A group the event belongs to (null until groups land) */
+  attributedTo: Maybe<Actor>;
+  beginsOn: Maybe<Scalars['DateTime']['output']>;
+  category: Maybe<EventCategory>;
+  /** Contacts of the event (empty until contacts land) */
+  contacts: Maybe<Array<Maybe<Actor>>>;
+  description: Maybe<Scalars['String']['output']>;
+  draft: Maybe<Scalars['Boolean']['output']>;
+  endsOn: Maybe<Scalars['DateTime']['output']>;
+  externalParticipationUrl: Maybe<Scalars['String']['output']>;
+  id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['DateTime']['output']>;
+  joinOptions: Maybe<EventJoinOptions>;
+  language: Maybe<Scalars['String']['output']>;
+  local: Maybe<Scalars['Boolean']['output']>;
+  /** Whether the event lasts more than a day */
+  longEvent: Maybe<Scalars['Boolean']['output']>;
+  /** Media of the event (empty until event pictures land) */
+  media: Maybe<Array<Maybe<Media>>>;
+  metadata: Maybe<Array<Maybe<EventMetadata>>>;
+  onlineAddress: Maybe<Scalars['String']['output']>;
+  options: Maybe<EventOptions>;
+  organizerActor: Maybe<Actor>;
+  phoneAddress: Maybe<Scalars['String']['output']>;
+  /** The event's picture (null until event pictures land) */
+  picture: Maybe<Media>;
+  publishAt: Maybe<Scalars['DateTime']['output']>;
+  /** Events sharing tags or category (empty until related events land) */
+  relatedEvents: Maybe<Array<Maybe<Event>>>;
+  slug: Maybe<Scalars['String']['output']>;
+  status: Maybe<EventStatus>;
+  tags: Maybe<Array<Maybe<Tag>>>;
+  title: Maybe<Scalars['String']['output']>;
+  updatedAt: Maybe<Scalars['DateTime']['output']>;
+  url: Maybe<Scalars['String']['output']>;
+  uuid: Maybe<Scalars['UUID']['output']>;
+  visibility: Maybe<EventVisibility>;
+};
+
+export type EventCategory =
+  | 'ARTS'
+  | 'AUTO_BOAT_AIR'
+  | 'BOOK_CLUBS'
+  | 'BUSINESS'
+  | 'CAUSES'
+  | 'COMEDY'
+  | 'COMMUNITY'
+  | 'CRAFTS'
+  | 'FAMILY_EDUCATION'
+  | 'FASHION_BEAUTY'
+  | 'FILM_MEDIA'
+  | 'FOOD_DRINK'
+  | 'GAMES'
+  | 'HEALTH'
+  | 'LANGUAGE_CULTURE'
+  | 'LEARNING'
+  | 'LGBTQ'
+  | 'MEETING'
+  | 'MOVEMENTS_POLITICS'
+  | 'MUSIC'
+  | 'NETWORKING'
+  | 'OUTDOORS_ADVENTURE'
+  | 'PARTY'
+  | 'PERFORMING_VISUAL_ARTS'
+  | 'PETS'
+  | 'PHOTOGRAPHY'
+  | 'SCIENCE_TECH'
+  | 'SPIRITUALITY_RELIGION_BELIEFS'
+  | 'SPORTS'
+  | 'THEATRE';
+
 export type EventCategoryOption = {
   __typename?: 'EventCategoryOption';
   /** The EventCategory value */
@@ -262,6 +344,119 @@ export type EventCategoryOption = {
   /** The category's name, translated */
   label: Maybe<Scalars['String']['output']>;
 };
+
+export type EventCommentModeration =
+  | 'ALLOW_ALL'
+  | 'CLOSED'
+  | 'MODERATED';
+
+export type EventJoinOptions =
+  | 'EXTERNAL'
+  | 'FREE'
+  | 'INVITE'
+  | 'RESTRICTED';
+
+export type EventMetadata = {
+  __typename?: 'EventMetadata';
+  key: Maybe<Scalars['String']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+  type: Maybe<EventMetadataType>;
+  value: Maybe<Scalars['String']['output']>;
+};
+
+export type EventMetadataInput = {
+  key: Scalars['String']['input'];
+  title?: InputMaybe<Scalars['String']['input']>;
+  type?: InputMaybe<EventMetadataType>;
+  value: Scalars['String']['input'];
+};
+
+export type EventMetadataType =
+  | 'BOOLEAN'
+  | 'INTEGER'
+  | 'STRING';
+
+export type EventOffer = {
+  __typename?: 'EventOffer';
+  price: Maybe<Scalars['Float']['output']>;
+  priceCurrency: Maybe<Scalars['String']['output']>;
+  url: Maybe<Scalars['String']['output']>;
+};
+
+export type EventOfferInput = {
+  price?: InputMaybe<Scalars['Float']['input']>;
+  priceCurrency?: InputMaybe<Scalars['String']['input']>;
+  url?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type EventOptions = {
+  __typename?: 'EventOptions';
+  anonymousParticipation: Maybe<Scalars['Boolean']['output']>;
+  attendees: Maybe<Array<Maybe<Scalars['String']['output']>>>;
+  commentModeration: Maybe<EventCommentModeration>;
+  hideNumberOfParticipants: Maybe<Scalars['Boolean']['output']>;
+  hideOrganizerWhenGroupEvent: Maybe<Scalars['Boolean']['output']>;
+  isOnline: Maybe<Scalars['Boolean']['output']>;
+  maximumAttendeeCapacity: Maybe<Scalars['Int']['output']>;
+  offers: Maybe<Array<Maybe<EventOffer>>>;
+  participationConditions: Maybe<Array<Maybe<EventParticipationCondition>>>;
+  program: Maybe<Scalars['String']['output']>;
+  /** Null until participation lands */
+  remainingAttendeeCapacity: Maybe<Scalars['Int']['output']>;
+  showEndTime: Maybe<Scalars['Boolean']['output']>;
+  showParticipationPrice: Maybe<Scalars['Boolean']['output']>;
+  showRemainingAttendeeCapacity: Maybe<Scalars['Boolean']['output']>;
+  showStartTime: Maybe<Scalars['Boolean']['output']>;
+  timezone: Maybe<Scalars['Timezone']['output']>;
+};
+
+export type EventOptionsInput = {
+  anonymousParticipation?: InputMaybe<Scalars['Boolean']['input']>;
+  attendees?: InputMaybe<Array<InputMaybe<Scalars['String']['input']>>>;
+  commentModeration?: InputMaybe<EventCommentModeration>;
+  hideNumberOfParticipants?: InputMaybe<Scalars['Boolean']['input']>;
+  hideOrganizerWhenGroupEvent?: InputMaybe<Scalars['Boolean']['input']>;
+  isOnline?: InputMaybe<Scalars['Boolean']['input']>;
+  maximumAttendeeCapacity?: InputMaybe<Scalars['Int']['input']>;
+  offers?: InputMaybe<Array<InputMaybe<EventOfferInput>>>;
+  participationConditions?: InputMaybe<Array<InputMaybe<EventParticipationConditionInput>>>;
+  program?: InputMaybe<Scalars['String']['input']>;
+  remainingAttendeeCapacity?: InputMaybe<Scalars['Int']['input']>;
+  showEndTime?: InputMaybe<Scalars['Boolean']['input']>;
+  showParticipationPrice?: InputMaybe<Scalars['Boolean']['input']>;
+  showRemainingAttendeeCapacity?: InputMaybe<Scalars['Boolean']['input']>;
+  showStartTime?: InputMaybe<Scalars['Boolean']['input']>;
+  timezone?: InputMaybe<Scalars['Timezone']['input']>;
+};
+
+export type EventOrderBy =
+  | 'BEGINS_ON'
+  | 'INSERTED_AT'
+  | 'UPDATED_AT';
+
+export type EventParticipationCondition = {
+  __typename?: 'EventParticipationCondition';
+  content: Maybe<Scalars['String']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+  url: Maybe<Scalars['String']['output']>;
+};
+
+export type EventParticipationConditionInput = {
+  content?: InputMaybe<Scalars['String']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+  url?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type EventStatus =
+  | 'CANCELLED'
+  | 'CONFIRMED'
+  | 'TENTATIVE';
+
+export type EventVisibility =
+  | 'PRIVATE'
+  | 'PUBLIC'
+  | 'RESTRICTED'
+  | 'UNLISTED';
 
 export type ExportFormats = {
   __typename?: 'ExportFormats';
@@ -310,6 +505,11 @@ export type InstanceTermsType =
   | 'CUSTOM'
   | 'DEFAULT'
   | 'URL';
+
+/** Something reachable by its URL. */
+export type Interactable = {
+  url: Maybe<Scalars['String']['output']>;
+};
 
 export type Language = {
   __typename?: 'Language';
@@ -405,6 +605,12 @@ export type OauthProvider = {
   label: Maybe<Scalars['String']['output']>;
 };
 
+export type PaginatedEventList = {
+  __typename?: 'PaginatedEventList';
+  elements: Maybe<Array<Maybe<Event>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
 export type PaginatedMediaList = {
   __typename?: 'PaginatedMediaList';
   elements: Maybe<Array<Maybe<Media>>>;
@@ -437,6 +643,8 @@ export type Person = ActionLogObject & Actor & {
   mediaSize: Maybe<Scalars['Int']['output']>;
   /** The display name */
   name: Maybe<Scalars['String']['output']>;
+  /** The profile's published events, soonest first (its owner or an instance moderator) */
+  organizedEvents: Maybe<PaginatedEventList>;
   preferredUsername: Maybe<Scalars['String']['output']>;
   /** HTML */
   summary: Maybe<Scalars['String']['output']>;
@@ -447,6 +655,13 @@ export type Person = ActionLogObject & Actor & {
   url: Maybe<Scalars['String']['output']>;
   /** The owning account (its owner or an instance moderator; null for anyone else) */
   user: Maybe<User>;
+};
+
+
+/** A profile (identity) of a user; a user may have several and acts as its default one. */
+export type PersonOrganizedEventsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type Persons = {
@@ -490,6 +705,8 @@ export type RootMutationType = {
   /** Start changing the signed-in user's email: a link is sent to the new address */
   changeEmail: Maybe<User>;
   changePassword: Maybe<User>;
+  /** Creates an event organized by one of the caller's profiles */
+  createEvent: Maybe<Event>;
   /** A private feed token for the signed-in user, or for one of its profiles */
   createFeedToken: Maybe<FeedToken>;
   /** Add a profile to the signed-in user */
@@ -498,6 +715,8 @@ export type RootMutationType = {
   createUser: Maybe<User>;
   /** Delete the signed-in user's account */
   deleteAccount: Maybe<DeletedObject>;
+  /** Deletes an event: its organizer, or an instance moderator */
+  deleteEvent: Maybe<DeletedObject>;
   /** Delete one of the signed-in user's feed tokens */
   deleteFeedToken: Maybe<DeletedFeedToken>;
   /** Delete one of the signed-in user's profiles (never the last one) */
@@ -517,6 +736,8 @@ export type RootMutationType = {
   setUserSettings: Maybe<UserSettings>;
   /** Turn one activity notification of the signed-in user on or off */
   updateActivitySetting: Maybe<ActivitySetting>;
+  /** Changes an event; only its organizer may */
+  updateEvent: Maybe<Event>;
   updateLocale: Maybe<User>;
   /** Change one of the signed-in user's profiles */
   updatePerson: Maybe<Person>;
@@ -555,6 +776,29 @@ export type RootMutationTypeChangePasswordArgs = {
 };
 
 
+export type RootMutationTypeCreateEventArgs = {
+  attributedToId?: InputMaybe<Scalars['ID']['input']>;
+  beginsOn: Scalars['DateTime']['input'];
+  category?: InputMaybe<EventCategory>;
+  description: Scalars['String']['input'];
+  draft?: InputMaybe<Scalars['Boolean']['input']>;
+  endsOn?: InputMaybe<Scalars['DateTime']['input']>;
+  externalParticipationUrl?: InputMaybe<Scalars['String']['input']>;
+  joinOptions?: InputMaybe<EventJoinOptions>;
+  language?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Array<InputMaybe<EventMetadataInput>>>;
+  onlineAddress?: InputMaybe<Scalars['String']['input']>;
+  options?: InputMaybe<EventOptionsInput>;
+  organizerActorId: Scalars['ID']['input'];
+  phoneAddress?: InputMaybe<Scalars['String']['input']>;
+  publishAt?: InputMaybe<Scalars['DateTime']['input']>;
+  status?: InputMaybe<EventStatus>;
+  tags?: InputMaybe<Array<InputMaybe<Scalars['String']['input']>>>;
+  title: Scalars['String']['input'];
+  visibility?: InputMaybe<EventVisibility>;
+};
+
+
 export type RootMutationTypeCreateFeedTokenArgs = {
   actorId?: InputMaybe<Scalars['ID']['input']>;
 };
@@ -579,6 +823,11 @@ export type RootMutationTypeCreateUserArgs = {
 export type RootMutationTypeDeleteAccountArgs = {
   password?: InputMaybe<Scalars['String']['input']>;
   userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type RootMutationTypeDeleteEventArgs = {
+  eventId: Scalars['ID']['input'];
 };
 
 
@@ -661,6 +910,29 @@ export type RootMutationTypeUpdateActivitySettingArgs = {
 };
 
 
+export type RootMutationTypeUpdateEventArgs = {
+  attributedToId?: InputMaybe<Scalars['ID']['input']>;
+  beginsOn?: InputMaybe<Scalars['DateTime']['input']>;
+  category?: InputMaybe<EventCategory>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  draft?: InputMaybe<Scalars['Boolean']['input']>;
+  endsOn?: InputMaybe<Scalars['DateTime']['input']>;
+  eventId: Scalars['ID']['input'];
+  externalParticipationUrl?: InputMaybe<Scalars['String']['input']>;
+  joinOptions?: InputMaybe<EventJoinOptions>;
+  language?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Array<InputMaybe<EventMetadataInput>>>;
+  onlineAddress?: InputMaybe<Scalars['String']['input']>;
+  options?: InputMaybe<EventOptionsInput>;
+  organizerActorId?: InputMaybe<Scalars['ID']['input']>;
+  phoneAddress?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<EventStatus>;
+  tags?: InputMaybe<Array<InputMaybe<Scalars['String']['input']>>>;
+  title?: InputMaybe<Scalars['String']['input']>;
+  visibility?: InputMaybe<EventVisibility>;
+};
+
+
 export type RootMutationTypeUpdateLocaleArgs = {
   locale?: InputMaybe<Scalars['String']['input']>;
 };
@@ -696,6 +968,10 @@ export type RootQueryType = {
   __typename?: 'RootQueryType';
   /** The instance's public configuration */
   config: Maybe<Config>;
+  /** An event by its UUID: drafts and private events only for their organizer */
+  event: Maybe<Event>;
+  /** Future public published events; limit below 100 */
+  events: Maybe<PaginatedEventList>;
   /** A local or known remote profile by its username (`name` or `name@domain`) */
   fetchPerson: Maybe<Person>;
   /** The signed-in user's profiles */
@@ -719,6 +995,19 @@ export type RootQueryType = {
   user: Maybe<User>;
   /** Users, for instance moderators */
   users: Maybe<Users>;
+};
+
+
+export type RootQueryTypeEventArgs = {
+  uuid: Scalars['UUID']['input'];
+};
+
+
+export type RootQueryTypeEventsArgs = {
+  direction?: InputMaybe<SortDirection>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<EventOrderBy>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -809,6 +1098,16 @@ export type Statistics = {
   numberOfUsers: Maybe<Scalars['Int']['output']>;
 };
 
+/** A tag of events: its slug is its lower-cased, dashed title. */
+export type Tag = {
+  __typename?: 'Tag';
+  id: Maybe<Scalars['ID']['output']>;
+  /** Tags found on the same events (empty until related tags land) */
+  related: Maybe<Array<Maybe<Tag>>>;
+  slug: Maybe<Scalars['String']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+};
+
 export type Terms = {
   __typename?: 'Terms';
   bodyHtml: Maybe<Scalars['String']['output']>;
@@ -848,6 +1147,8 @@ export type User = ActionLogObject & {
   /** The profile the user acts as when an operation names none */
   defaultActor: Maybe<Person>;
   disabled: Maybe<Scalars['Boolean']['output']>;
+  /** The user's draft events, of all their profiles (the user or an instance moderator) */
+  drafts: Maybe<PaginatedEventList>;
   email: Scalars['String']['output'];
   /** The user's private feed tokens (the user only) */
   feedTokens: Maybe<Array<Maybe<FeedToken>>>;
@@ -867,6 +1168,13 @@ export type User = ActionLogObject & {
   role: Maybe<UserRole>;
   /** The user's own settings (the user or an instance moderator) */
   settings: Maybe<UserSettings>;
+};
+
+
+/** A local account: credentials, role and preferences (its profiles come with the actor model). */
+export type UserDraftsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -980,16 +1288,20 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
   ActionLogObject:
+    | ( EventRow )
     | ( PersonParent )
     | ( UserParent )
   ;
+  ActivityObject: ( EventRow );
   Actor: ( PersonParent );
+  Interactable: ( EventRow );
 };
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   ActionLogObject: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ActionLogObject']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  ActivityObject: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ActivityObject']>;
   ActivitySetting: ResolverTypeWrapper<ActivitySettingRecord>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
@@ -1016,7 +1328,24 @@ export type ResolversTypes = {
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeletedFeedToken: ResolverTypeWrapper<DeletedFeedToken>;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
+  Event: ResolverTypeWrapper<EventRow>;
+  EventCategory: EventCategory;
   EventCategoryOption: ResolverTypeWrapper<EventCategoryOption>;
+  EventCommentModeration: EventCommentModeration;
+  EventJoinOptions: EventJoinOptions;
+  EventMetadata: ResolverTypeWrapper<EventMetadata>;
+  EventMetadataInput: EventMetadataInput;
+  EventMetadataType: EventMetadataType;
+  EventOffer: ResolverTypeWrapper<EventOffer>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  EventOfferInput: EventOfferInput;
+  EventOptions: ResolverTypeWrapper<EventOptions>;
+  EventOptionsInput: EventOptionsInput;
+  EventOrderBy: EventOrderBy;
+  EventParticipationCondition: ResolverTypeWrapper<EventParticipationCondition>;
+  EventParticipationConditionInput: EventParticipationConditionInput;
+  EventStatus: EventStatus;
+  EventVisibility: EventVisibility;
   ExportFormats: ResolverTypeWrapper<ExportFormats>;
   Features: ResolverTypeWrapper<Features>;
   FeedToken: ResolverTypeWrapper<FeedTokenRecord>;
@@ -1025,12 +1354,12 @@ export type ResolversTypes = {
   InstanceFeeds: ResolverTypeWrapper<InstanceFeeds>;
   InstancePrivacyType: InstancePrivacyType;
   InstanceTermsType: InstanceTermsType;
+  Interactable: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Interactable']>;
   Language: ResolverTypeWrapper<Language>;
   Location: ResolverTypeWrapper<Location>;
   LocationInput: LocationInput;
   Login: ResolverTypeWrapper<Omit<Login, 'user'> & { user: ResolversTypes['User'] }>;
   Lonlat: ResolverTypeWrapper<Lonlat>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Maps: ResolverTypeWrapper<Maps>;
   Media: ResolverTypeWrapper<MediaParent>;
   MediaInput: MediaInput;
@@ -1038,6 +1367,7 @@ export type ResolversTypes = {
   MediaMetadata: ResolverTypeWrapper<MediaMetadata>;
   NotificationPendingEnum: NotificationPendingEnum;
   OauthProvider: ResolverTypeWrapper<OauthProvider>;
+  PaginatedEventList: ResolverTypeWrapper<Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Event']>>> }>;
   PaginatedMediaList: ResolverTypeWrapper<Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Media']>>> }>;
   PaginatedPersonList: ResolverTypeWrapper<Omit<PaginatedPersonList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Person']>>> }>;
   Person: ResolverTypeWrapper<PersonParent>;
@@ -1054,9 +1384,11 @@ export type ResolversTypes = {
   SortDirection: SortDirection;
   SortableUserField: SortableUserField;
   Statistics: ResolverTypeWrapper<Statistics>;
+  Tag: ResolverTypeWrapper<Tag>;
   Terms: ResolverTypeWrapper<Terms>;
   Tiles: ResolverTypeWrapper<Tiles>;
   Timezone: ResolverTypeWrapper<Scalars['Timezone']['output']>;
+  UUID: ResolverTypeWrapper<Scalars['UUID']['output']>;
   Upload: ResolverTypeWrapper<Scalars['Upload']['output']>;
   UploadLimits: ResolverTypeWrapper<UploadLimits>;
   User: ResolverTypeWrapper<UserParent>;
@@ -1070,6 +1402,7 @@ export type ResolversTypes = {
 export type ResolversParentTypes = {
   ActionLogObject: ResolversInterfaceTypes<ResolversParentTypes>['ActionLogObject'];
   ID: Scalars['ID']['output'];
+  ActivityObject: ResolversInterfaceTypes<ResolversParentTypes>['ActivityObject'];
   ActivitySetting: ActivitySettingRecord;
   Boolean: Scalars['Boolean']['output'];
   String: Scalars['String']['output'];
@@ -1094,25 +1427,36 @@ export type ResolversParentTypes = {
   DateTime: Scalars['DateTime']['output'];
   DeletedFeedToken: DeletedFeedToken;
   DeletedObject: DeletedObject;
+  Event: EventRow;
   EventCategoryOption: EventCategoryOption;
+  EventMetadata: EventMetadata;
+  EventMetadataInput: EventMetadataInput;
+  EventOffer: EventOffer;
+  Float: Scalars['Float']['output'];
+  EventOfferInput: EventOfferInput;
+  EventOptions: EventOptions;
+  EventOptionsInput: EventOptionsInput;
+  EventParticipationCondition: EventParticipationCondition;
+  EventParticipationConditionInput: EventParticipationConditionInput;
   ExportFormats: ExportFormats;
   Features: Features;
   FeedToken: FeedTokenRecord;
   Geocoding: Geocoding;
   GlobalSearchSettings: GlobalSearchSettings;
   InstanceFeeds: InstanceFeeds;
+  Interactable: ResolversInterfaceTypes<ResolversParentTypes>['Interactable'];
   Language: Language;
   Location: Location;
   LocationInput: LocationInput;
   Login: Omit<Login, 'user'> & { user: ResolversParentTypes['User'] };
   Lonlat: Lonlat;
-  Float: Scalars['Float']['output'];
   Maps: Maps;
   Media: MediaParent;
   MediaInput: MediaInput;
   MediaInputObject: MediaInputObject;
   MediaMetadata: MediaMetadata;
   OauthProvider: OauthProvider;
+  PaginatedEventList: Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Event']>>> };
   PaginatedMediaList: Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Media']>>> };
   PaginatedPersonList: Omit<PaginatedPersonList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Person']>>> };
   Person: PersonParent;
@@ -1126,9 +1470,11 @@ export type ResolversParentTypes = {
   Routing: Routing;
   SearchSettings: SearchSettings;
   Statistics: Statistics;
+  Tag: Tag;
   Terms: Terms;
   Tiles: Tiles;
   Timezone: Scalars['Timezone']['output'];
+  UUID: Scalars['UUID']['output'];
   Upload: Scalars['Upload']['output'];
   UploadLimits: UploadLimits;
   User: UserParent;
@@ -1138,7 +1484,11 @@ export type ResolversParentTypes = {
 };
 
 export type ActionLogObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActionLogObject'] = ResolversParentTypes['ActionLogObject']> = {
-  __resolveType: TypeResolveFn<'Person' | 'User', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Event' | 'Person' | 'User', ParentType, ContextType>;
+};
+
+export type ActivityObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityObject'] = ResolversParentTypes['ActivityObject']> = {
+  __resolveType: TypeResolveFn<'Event', ParentType, ContextType>;
 };
 
 export type ActivitySettingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivitySetting'] = ResolversParentTypes['ActivitySetting']> = {
@@ -1287,9 +1637,82 @@ export type DeletedObjectResolvers<ContextType = GraphQLContext, ParentType exte
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
+export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = {
+  attributedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  beginsOn?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  category?: Resolver<Maybe<ResolversTypes['EventCategory']>, ParentType, ContextType>;
+  contacts?: Resolver<Maybe<Array<Maybe<ResolversTypes['Actor']>>>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  draft?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  endsOn?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  externalParticipationUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  joinOptions?: Resolver<Maybe<ResolversTypes['EventJoinOptions']>, ParentType, ContextType>;
+  language?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  local?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  longEvent?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  media?: Resolver<Maybe<Array<Maybe<ResolversTypes['Media']>>>, ParentType, ContextType>;
+  metadata?: Resolver<Maybe<Array<Maybe<ResolversTypes['EventMetadata']>>>, ParentType, ContextType>;
+  onlineAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  options?: Resolver<Maybe<ResolversTypes['EventOptions']>, ParentType, ContextType>;
+  organizerActor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  phoneAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  picture?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
+  publishAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  relatedEvents?: Resolver<Maybe<Array<Maybe<ResolversTypes['Event']>>>, ParentType, ContextType>;
+  slug?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['EventStatus']>, ParentType, ContextType>;
+  tags?: Resolver<Maybe<Array<Maybe<ResolversTypes['Tag']>>>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  uuid?: Resolver<Maybe<ResolversTypes['UUID']>, ParentType, ContextType>;
+  visibility?: Resolver<Maybe<ResolversTypes['EventVisibility']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type EventCategoryOptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventCategoryOption'] = ResolversParentTypes['EventCategoryOption']> = {
   id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type EventMetadataResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventMetadata'] = ResolversParentTypes['EventMetadata']> = {
+  key?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['EventMetadataType']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type EventOfferResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventOffer'] = ResolversParentTypes['EventOffer']> = {
+  price?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  priceCurrency?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type EventOptionsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventOptions'] = ResolversParentTypes['EventOptions']> = {
+  anonymousParticipation?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  attendees?: Resolver<Maybe<Array<Maybe<ResolversTypes['String']>>>, ParentType, ContextType>;
+  commentModeration?: Resolver<Maybe<ResolversTypes['EventCommentModeration']>, ParentType, ContextType>;
+  hideNumberOfParticipants?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  hideOrganizerWhenGroupEvent?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  isOnline?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  maximumAttendeeCapacity?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  offers?: Resolver<Maybe<Array<Maybe<ResolversTypes['EventOffer']>>>, ParentType, ContextType>;
+  participationConditions?: Resolver<Maybe<Array<Maybe<ResolversTypes['EventParticipationCondition']>>>, ParentType, ContextType>;
+  program?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  remainingAttendeeCapacity?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  showEndTime?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  showParticipationPrice?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  showRemainingAttendeeCapacity?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  showStartTime?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  timezone?: Resolver<Maybe<ResolversTypes['Timezone']>, ParentType, ContextType>;
+};
+
+export type EventParticipationConditionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventParticipationCondition'] = ResolversParentTypes['EventParticipationCondition']> = {
+  content?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ExportFormatsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExportFormats'] = ResolversParentTypes['ExportFormats']> = {
@@ -1321,6 +1744,10 @@ export type GlobalSearchSettingsResolvers<ContextType = GraphQLContext, ParentTy
 
 export type InstanceFeedsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InstanceFeeds'] = ResolversParentTypes['InstanceFeeds']> = {
   enabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+};
+
+export type InteractableResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Interactable'] = ResolversParentTypes['Interactable']> = {
+  __resolveType: TypeResolveFn<'Event', ParentType, ContextType>;
 };
 
 export type LanguageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Language'] = ResolversParentTypes['Language']> = {
@@ -1371,6 +1798,11 @@ export type OauthProviderResolvers<ContextType = GraphQLContext, ParentType exte
   label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type PaginatedEventListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedEventList'] = ResolversParentTypes['PaginatedEventList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Event']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PaginatedMediaListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedMediaList'] = ResolversParentTypes['PaginatedMediaList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Media']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -1393,6 +1825,7 @@ export type PersonResolvers<ContextType = GraphQLContext, ParentType extends Res
   manuallyApprovesFollowers?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   mediaSize?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  organizedEvents?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<PersonOrganizedEventsArgs, 'limit' | 'page'>>;
   preferredUsername?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   summary?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   suspended?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
@@ -1435,10 +1868,12 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   changeDefaultActor?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeDefaultActorArgs, 'preferredUsername'>>;
   changeEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeEmailArgs, 'email' | 'password'>>;
   changePassword?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangePasswordArgs, 'newPassword' | 'oldPassword'>>;
+  createEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateEventArgs, 'beginsOn' | 'category' | 'description' | 'draft' | 'joinOptions' | 'language' | 'options' | 'organizerActorId' | 'tags' | 'title' | 'visibility'>>;
   createFeedToken?: Resolver<Maybe<ResolversTypes['FeedToken']>, ParentType, ContextType, Partial<RootMutationTypeCreateFeedTokenArgs>>;
   createPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeCreatePersonArgs, 'name' | 'preferredUsername' | 'summary'>>;
   createUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateUserArgs, 'email' | 'password'>>;
   deleteAccount?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, Partial<RootMutationTypeDeleteAccountArgs>>;
+  deleteEvent?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteEventArgs, 'eventId'>>;
   deleteFeedToken?: Resolver<Maybe<ResolversTypes['DeletedFeedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteFeedTokenArgs, 'token'>>;
   deletePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeDeletePersonArgs, 'id'>>;
   login?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeLoginArgs, 'email' | 'password'>>;
@@ -1451,6 +1886,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   sendResetPassword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeSendResetPasswordArgs, 'email'>>;
   setUserSettings?: Resolver<Maybe<ResolversTypes['UserSettings']>, ParentType, ContextType, Partial<RootMutationTypeSetUserSettingsArgs>>;
   updateActivitySetting?: Resolver<Maybe<ResolversTypes['ActivitySetting']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateActivitySettingArgs, 'enabled' | 'key' | 'method'>>;
+  updateEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateEventArgs, 'eventId' | 'joinOptions' | 'language' | 'visibility'>>;
   updateLocale?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<RootMutationTypeUpdateLocaleArgs>>;
   updatePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdatePersonArgs, 'id'>>;
   uploadMedia?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<RootMutationTypeUploadMediaArgs, 'file' | 'name'>>;
@@ -1460,6 +1896,8 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
 
 export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootQueryType'] = ResolversParentTypes['RootQueryType']> = {
   config?: Resolver<Maybe<ResolversTypes['Config']>, ParentType, ContextType>;
+  event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootQueryTypeEventArgs, 'uuid'>>;
+  events?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<RootQueryTypeEventsArgs, 'direction' | 'limit' | 'orderBy' | 'page'>>;
   fetchPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootQueryTypeFetchPersonArgs, 'preferredUsername'>>;
   identities?: Resolver<Maybe<Array<Maybe<ResolversTypes['Person']>>>, ParentType, ContextType>;
   languages?: Resolver<Maybe<Array<Maybe<ResolversTypes['Language']>>>, ParentType, ContextType, Partial<RootQueryTypeLanguagesArgs>>;
@@ -1494,6 +1932,13 @@ export type StatisticsResolvers<ContextType = GraphQLContext, ParentType extends
   numberOfUsers?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type TagResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Tag'] = ResolversParentTypes['Tag']> = {
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  related?: Resolver<Maybe<Array<Maybe<ResolversTypes['Tag']>>>, ParentType, ContextType>;
+  slug?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type TermsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Terms'] = ResolversParentTypes['Terms']> = {
   bodyHtml?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   type?: Resolver<Maybe<ResolversTypes['InstanceTermsType']>, ParentType, ContextType>;
@@ -1507,6 +1952,10 @@ export type TilesResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export interface TimezoneScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Timezone'], any> {
   name: 'Timezone';
+}
+
+export interface UuidScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['UUID'], any> {
+  name: 'UUID';
 }
 
 export interface UploadScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Upload'], any> {
@@ -1530,6 +1979,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   currentSignInIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   defaultActor?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
   disabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  drafts?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<UserDraftsArgs, 'limit' | 'page'>>;
   email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   feedTokens?: Resolver<Maybe<Array<Maybe<ResolversTypes['FeedToken']>>>, ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
@@ -1569,6 +2019,7 @@ export type WebPushResolvers<ContextType = GraphQLContext, ParentType extends Re
 
 export type Resolvers<ContextType = GraphQLContext> = {
   ActionLogObject?: ActionLogObjectResolvers<ContextType>;
+  ActivityObject?: ActivityObjectResolvers<ContextType>;
   ActivitySetting?: ActivitySettingResolvers<ContextType>;
   Actor?: ActorResolvers<ContextType>;
   Analytics?: AnalyticsResolvers<ContextType>;
@@ -1590,13 +2041,19 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DateTime?: GraphQLScalarType;
   DeletedFeedToken?: DeletedFeedTokenResolvers<ContextType>;
   DeletedObject?: DeletedObjectResolvers<ContextType>;
+  Event?: EventResolvers<ContextType>;
   EventCategoryOption?: EventCategoryOptionResolvers<ContextType>;
+  EventMetadata?: EventMetadataResolvers<ContextType>;
+  EventOffer?: EventOfferResolvers<ContextType>;
+  EventOptions?: EventOptionsResolvers<ContextType>;
+  EventParticipationCondition?: EventParticipationConditionResolvers<ContextType>;
   ExportFormats?: ExportFormatsResolvers<ContextType>;
   Features?: FeaturesResolvers<ContextType>;
   FeedToken?: FeedTokenResolvers<ContextType>;
   Geocoding?: GeocodingResolvers<ContextType>;
   GlobalSearchSettings?: GlobalSearchSettingsResolvers<ContextType>;
   InstanceFeeds?: InstanceFeedsResolvers<ContextType>;
+  Interactable?: InteractableResolvers<ContextType>;
   Language?: LanguageResolvers<ContextType>;
   Location?: LocationResolvers<ContextType>;
   Login?: LoginResolvers<ContextType>;
@@ -1605,6 +2062,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Media?: MediaResolvers<ContextType>;
   MediaMetadata?: MediaMetadataResolvers<ContextType>;
   OauthProvider?: OauthProviderResolvers<ContextType>;
+  PaginatedEventList?: PaginatedEventListResolvers<ContextType>;
   PaginatedMediaList?: PaginatedMediaListResolvers<ContextType>;
   PaginatedPersonList?: PaginatedPersonListResolvers<ContextType>;
   Person?: PersonResolvers<ContextType>;
@@ -1618,9 +2076,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Routing?: RoutingResolvers<ContextType>;
   SearchSettings?: SearchSettingsResolvers<ContextType>;
   Statistics?: StatisticsResolvers<ContextType>;
+  Tag?: TagResolvers<ContextType>;
   Terms?: TermsResolvers<ContextType>;
   Tiles?: TilesResolvers<ContextType>;
   Timezone?: GraphQLScalarType;
+  UUID?: GraphQLScalarType;
   Upload?: GraphQLScalarType;
   UploadLimits?: UploadLimitsResolvers<ContextType>;
   User?: UserResolvers<ContextType>;

@@ -2,6 +2,7 @@ import { mergeResolvers } from '@graphql-tools/merge';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { configResolvers } from '../modules/config/config.resolvers.js';
+import { eventsResolvers } from '../modules/events/events.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
 import { mediaResolvers } from '../modules/media/media.resolvers.js';
 import { personsResolvers } from '../modules/persons/persons.resolvers.js';
@@ -20,6 +21,7 @@ const MODULE_RESOLVERS: Resolvers[] = [
   usersResolvers,
   personsResolvers,
   mediaResolvers,
+  eventsResolvers,
 ];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */

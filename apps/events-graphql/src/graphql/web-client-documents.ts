@@ -401,3 +401,18 @@ fragment PersonFeedTokensFragment on Person {
   }
 }`,
 };
+
+/**
+ * The reference web client's event documents that validate fully against our schema (issue 13 §1).
+ * Not yet: FetchEvent, FetchEvents, createEvent, updateEvent (physicalAddress, participantStats,
+ * picture/contacts arguments), FetchEventBasic and Participants (participantStats, participants),
+ * JoinEvent, LeaveEvent, ConfirmParticipation, UpdateParticipant, EventPersonParticipation,
+ * ExportEventParticipants, FetchGroupEvents, EventConversations.
+ */
+export const EVENT_DOCUMENTS: Readonly<Record<string, string>> = {
+  DeleteEvent: `mutation DeleteEvent($eventId: ID!) {
+  deleteEvent(eventId: $eventId) {
+    id
+  }
+}`,
+};

@@ -1,0 +1,17 @@
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function parseUuid(value: unknown): string {
+  if (typeof value !== 'string' || !UUID.test(value)) throw new GraphQLError('UUID must be a UUID string');
+  return value.toLowerCase();
+}
+
+/** A UUID string; anything else is refused before the resolver runs, as the reference refuses it. */
+export const UUIDScalar = new GraphQLScalarType<string, string>({
+  name: 'UUID',
+  description: 'A UUID4 string.',
+  serialize: (value) => String(value),
+  parseValue: parseUuid,
+  parseLiteral: (ast) => parseUuid(ast.kind === Kind.STRING ? ast.value : undefined),
+});
