@@ -5,6 +5,7 @@ import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
 import { hotReads } from './api/hot-reads.js';
+import { hotReadsRouter } from './http/hot-reads.js';
 import { accountsRouter } from './api/v1/accounts.js';
 import { appsRouter } from './api/v1/apps.js';
 import { instanceV1Router } from './api/v1/instance.js';
@@ -90,6 +91,8 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(healthRouter(ctx.sequelize));
   // /api/accounts/:id, the early API (api/)
   app.use(earlyAccountsRouter(accounts, ctx.users, ctx.rateLimiter, publicUrl));
+  // The hot reads (api/hot-reads.ts), before the routers whose paths they share (`accounts/:id`)
+  app.use(hotReadsRouter(hotReads(ctx), guards));
   // /api/v1/* (api/v1/<resource>.ts)
   app.use(
     accountsRouter({
@@ -101,7 +104,7 @@ export function createApp(ctx: AppContext): express.Express {
       uploads: { limits: config.media.limits, dir: config.media.incomingDir },
     }),
   );
-  app.use(appsRouter(ctx.oauth, guards, bodyLimitBytes));
+  app.use(appsRouter(ctx.oauth, bodyLimitBytes));
   app.use(instanceV1Router(ctx.instanceDocuments));
   app.use(mediaV1Router(mediaDeps));
   // /api/v2/* (api/v2/<resource>.ts)

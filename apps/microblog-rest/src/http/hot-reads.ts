@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import { Router } from 'express';
 import type { Scope } from '@agora/auth';
 import { authOf, type BearerGuards } from '../modules/oauth/bearer.js';
 import type { BearerAuth } from '../modules/oauth/oauth.service.js';
@@ -20,8 +20,15 @@ export interface HotRead {
   render(auth: BearerAuth): unknown;
 }
 
+/** The Express routes of the hot reads: the path taken by every request the fast lane hands over. */
+export function hotReadsRouter(reads: readonly HotRead[], guards: BearerGuards): Router {
+  const router = Router();
+  for (const read of reads) mountHotRead(router, guards, read);
+  return router;
+}
+
 /** Mounts `read` on `router` as a guarded Express route (405 for other methods). */
-export function mountHotRead(router: Router, guards: BearerGuards, read: HotRead): void {
+function mountHotRead(router: Router, guards: BearerGuards, read: HotRead): void {
   const guard = read.user
     ? guards.requireUser(...read.scopes)
     : read.scopes.length > 0

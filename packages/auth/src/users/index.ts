@@ -20,4 +20,4 @@ export {
   UNCONFIRMED_GRACE_PERIOD_HOURS,
 } from './user.tokens.js';
 export { normalizeEmail, isValidEmail, EMAIL_MAX_LENGTH, EMAIL_MIN_LENGTH } from './email-address.js';
-export { USER_MESSAGES, refused } from './user.errors.js';
+export { isEmailTaken, USER_MESSAGES, refused } from './user.errors.js';

@@ -39,6 +39,11 @@ export function passwordHashMissing(): Unauthenticated {
   return new Unauthenticated(USER_MESSAGES.passwordHashMissing, { code: 'password_hash_missing' });
 }
 
+/** Whether `error` is this package's refusal of an e-mail already registered (its check or its unique index). */
+export function isEmailTaken(error: unknown): boolean {
+  return error instanceof BadInput && error.message === USER_MESSAGES.emailTaken;
+}
+
 /** A changeset-style error on `email`, which the events app turns into `field: "email"`. */
 export function emailError(message: string): BadInput {
   return new BadInput(message, { fields: { email: [message] } });

@@ -1,5 +1,4 @@
 import DataLoader from 'dataloader';
-import type { Actor } from '@agora/federation';
 import type { AppContext } from '../../context.js';
 import type { TagRow } from './event-row.js';
 import { EventPagesView, type EventPage, type EventPageScope } from './views/event-pages.view.js';
@@ -14,7 +13,6 @@ export interface EventPageKey {
 
 /** Batches of one operation: a page of events costs one query per field, not one per event. */
 export interface EventLoaders {
-  actors: DataLoader<string, Actor | null>;
   tags: DataLoader<string, TagRow[]>;
   /** A profile's published events (`Person.organizedEvents`). */
   organized: DataLoader<EventPageKey, EventPage, string>;
@@ -57,10 +55,6 @@ export function createEventLoaders(app: AppContext): EventLoaders {
   const tags = new EventTagsView(app);
   const pages = new EventPagesView(app);
   return {
-    actors: new DataLoader(async (ids) => {
-      const found = await app.actors.findByIds(ids);
-      return ids.map((id) => found.get(id) ?? null);
-    }),
     tags: new DataLoader(async (eventIds) => {
       const byEvent = await tags.tagsOf(eventIds);
       return eventIds.map((id) => byEvent.get(id) ?? []);

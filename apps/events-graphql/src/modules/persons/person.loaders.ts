@@ -7,6 +7,8 @@ import { IdentitiesView } from './views/identities.view.js';
 export interface PersonLoaders {
   identities: DataLoader<string, Actor[]>;
   defaultActor: DataLoader<string, Actor | null>;
+  /** Any actor by id (organizers, feed-token profiles, …). */
+  actors: DataLoader<string, Actor | null>;
 }
 
 /** Built on first use by the request context (`ctx.loaders.persons`), so they die with the operation. */
@@ -20,6 +22,10 @@ export function createPersonLoaders(app: AppContext): PersonLoaders {
     defaultActor: new DataLoader(async (userIds) => {
       const byUser = await view.defaultsOf(userIds);
       return userIds.map((id) => byUser.get(id) ?? null);
+    }),
+    actors: new DataLoader(async (ids) => {
+      const found = await app.actors.findByIds(ids);
+      return ids.map((id) => found.get(id) ?? null);
     }),
   };
 }

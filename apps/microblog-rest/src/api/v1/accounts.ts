@@ -6,7 +6,7 @@ import { serializeAccount, serializeCredentialAccount } from '../../entities/acc
 import { serializeToken } from '../../entities/token.js';
 import { signUpRateLimit } from '../../http/api-rate-limit.js';
 import { methodNotAllowed } from '../../http/errors.js';
-import { mountHotRead, type HotRead } from '../../http/hot-reads.js';
+import type { HotRead } from '../../http/hot-reads.js';
 import { optionalText, paramsObject, pathParam, validated } from '../../http/request-schema.js';
 import { credentialsParams, registrationParams } from '../../modules/accounts/account-params.js';
 import type { AccountService } from '../../modules/accounts/account.service.js';
@@ -48,8 +48,6 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
       }),
     )
     .all(methodNotAllowed(['POST']));
-
-  mountHotRead(router, guards, verifyAccountCredentials(accounts, publicUrl));
 
   router
     .route('/api/v1/accounts/update_credentials')

@@ -2,9 +2,8 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { serializeApplication, serializeCredentialApplication } from '../../entities/application.js';
 import { methodNotAllowed } from '../../http/errors.js';
-import { mountHotRead, type HotRead } from '../../http/hot-reads.js';
+import type { HotRead } from '../../http/hot-reads.js';
 import { paramsObject, validated } from '../../http/request-schema.js';
-import type { BearerGuards } from '../../modules/oauth/bearer.js';
 import { multipartFields } from '../../http/multipart-fields.js';
 import type { OAuthService } from '../../modules/oauth/oauth.service.js';
 
@@ -17,7 +16,7 @@ const registrationParams = paramsObject({
 });
 
 /** POST /api/v1/apps (public) and GET /api/v1/apps/verify_credentials (any valid token). */
-export function appsRouter(oauth: OAuthService, guards: BearerGuards, bodyLimitBytes: number): Router {
+export function appsRouter(oauth: OAuthService, bodyLimitBytes: number): Router {
   const router = Router();
   router
     .route('/api/v1/apps')
@@ -34,7 +33,6 @@ export function appsRouter(oauth: OAuthService, guards: BearerGuards, bodyLimitB
       }),
     )
     .all(methodNotAllowed(['POST']));
-  mountHotRead(router, guards, verifyAppCredentials);
   return router;
 }
 

@@ -3,13 +3,13 @@ import {
   isUserId,
   isValidEmail,
   normalizeEmail,
-  USER_MESSAGES,
+  isEmailTaken,
   type Role,
   type Scope,
   type User,
   type UserStore,
 } from '@agora/auth';
-import { BadInput, Conflict, Forbidden, Internal, isAppError, NotFound, type Mailer } from '@agora/core';
+import { Conflict, Forbidden, Internal, isAppError, NotFound, type Mailer } from '@agora/core';
 import { preparedStatement } from '@agora/db';
 import type { Actor, ActorStore, ActorType } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
@@ -566,8 +566,7 @@ export class AccountService {
     const v = new Validation();
     if (error instanceof Conflict && error.code === 'username_taken') {
       v.add('username', 'Username', VALIDATION.taken);
-    } else if (error instanceof BadInput && error.message === USER_MESSAGES.emailTaken) {
-      // @agora/auth's word for an email registered meanwhile (its check or its unique index).
+    } else if (isEmailTaken(error)) {
       v.add('email', 'Email', VALIDATION.taken);
     } else if (isAppError(error)) {
       return error;

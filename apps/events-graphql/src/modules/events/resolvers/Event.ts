@@ -15,9 +15,9 @@ function slugOf(title: string): string {
 
 export const Event: EventResolvers = {
   slug: (event) => slugOf(event.title),
-  organizerActor: (event, _args, ctx) => ctx.loaders.events.actors.load(event.organizerActorId),
+  organizerActor: (event, _args, ctx) => ctx.loaders.persons.actors.load(event.organizerActorId),
   attributedTo: (event, _args, ctx) =>
-    event.attributedToId === null ? null : ctx.loaders.events.actors.load(event.attributedToId),
+    event.attributedToId === null ? null : ctx.loaders.persons.actors.load(event.attributedToId),
   tags: (event, _args, ctx) =>
     ctx.loaders.events.tags.load(event.id).then((tags) => tags.map((tag) => ({ ...tag, related: [] }))),
   options: (event) => eventOptions(event.options),
