@@ -1,3 +1,4 @@
+export { isRowId } from './row-id.js';
 export { createSequelize, type CreateSequelizeOptions } from './sequelize.factory.js';
 export { PreparedStatement, preparedStatement, type PreparedStatementOptions } from './prepared-statement.js';
 export {

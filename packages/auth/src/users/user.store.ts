@@ -1,6 +1,6 @@
 import { Op, UniqueConstraintError, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { BadInput } from '@agora/core';
-import { preparedStatement } from '@agora/db';
+import { isRowId, preparedStatement } from '@agora/db';
 import {
   hashPassword,
   verifyAgainstNothing,
@@ -391,12 +391,8 @@ export class UserStore {
   }
 }
 
-const MAX_BIGINT = 9223372036854775807n;
-
-/** Whether `id` can name a row of `users` (a positive bigint), so a bad id is "not found", not a database error. */
-export function isUserId(id: string): boolean {
-  return /^\d{1,19}$/.test(id) && BigInt(id) <= MAX_BIGINT;
-}
+/** Whether `id` can name a row of `users`, so a bad id is "not found", not a database error. */
+export const isUserId = isRowId;
 
 function sentBefore(column: 'confirmationSentAt' | 'resetPasswordSentAt', now: Date): WhereOptions<UserRow> {
   const limit = new Date(now.getTime() - RESEND_INTERVAL_SECONDS * 1000);

@@ -1,5 +1,5 @@
 import { BadInput, Conflict, NotFound, type JobQueue } from '@agora/core';
-import { preparedStatement } from '@agora/db';
+import { isRowId, preparedStatement } from '@agora/db';
 import {
   Op,
   QueryTypes,
@@ -469,8 +469,6 @@ const UPDATABLE = [
   'headerUrl',
 ] as const satisfies ReadonlyArray<keyof ActorUpdate>;
 
-const MAX_BIGINT = 2n ** 63n - 1n;
-
 /**
  * The columns of `actors` (table alias `a`) under their ActorRow names, so a row read with plain SQL
  * maps with `toActor` like a model instance's. The private key is never read this way.
@@ -492,9 +490,7 @@ const FIRST_BY_USER_STATEMENT = preparedStatement<ActorRow, [userId: string, typ
           WHERE a.user_id = $1 AND a.domain IS NULL AND a.type = ANY($2::text[]) ORDER BY a.id LIMIT 1`,
 });
 
-export function isActorId(id: string): boolean {
-  return /^\d{1,19}$/.test(id) && BigInt(id) <= MAX_BIGINT;
-}
+export const isActorId = isRowId;
 
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isRowId } from '@agora/db';
 import { BadInput, Forbidden, NotFound } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import { sanitizeRemoteHtml, type ActorStore } from '@agora/federation';
@@ -67,7 +68,6 @@ const ORDER_COLUMNS = {
 } as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ID = /^[0-9]{1,18}$/;
 
 /** The rules of events: who organizes, what is stored, who reads drafts and who changes them. */
 export class EventService {
@@ -221,7 +221,7 @@ export class EventService {
   }
 
   private async findForWrite(eventId: string): Promise<EventRow> {
-    const row = ID.test(eventId) ? await this.byId(eventId) : null;
+    const row = isRowId(eventId) ? await this.byId(eventId) : null;
     if (!row) throw new NotFound(EVENT_MESSAGES.notFound, { code: 'event_not_found' });
     return row;
   }
@@ -243,7 +243,7 @@ export class EventService {
   }
 
   private async ownsProfile(user: SessionUser, actorId: string): Promise<boolean> {
-    const actor = ID.test(actorId) ? await this.options.actors.findById(actorId) : null;
+    const actor = isRowId(actorId) ? await this.options.actors.findById(actorId) : null;
     return actor !== null && actor.userId === user.id && actor.type === 'Person' && !actor.suspended;
   }
 

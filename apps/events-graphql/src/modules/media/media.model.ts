@@ -47,8 +47,3 @@ export function defineMediaModel(sequelize: Sequelize): MediaModel {
     { tableName: 'media', timestamps: true, createdAt: 'insertedAt', updatedAt: false },
   );
 }
-
-/** Whether `id` can be a bigint key (anything else matches no row, and must not reach the database). */
-export function isRowId(id: string): boolean {
-  return /^\d{1,18}$/.test(id);
-}

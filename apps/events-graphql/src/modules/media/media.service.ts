@@ -8,7 +8,8 @@ import {
   type ProcessedMedia,
 } from '@agora/media';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { isRowId, type MediaKind, type MediaModel, type MediaRow } from './media.model.js';
+import { isRowId } from '@agora/db';
+import type { MediaKind, MediaModel, MediaRow } from './media.model.js';
 
 /** The reference's texts: plain-string refusals there (`unknown_error`), atoms for sizes. */
 export const MEDIA_MESSAGES = {

@@ -1,3 +1,4 @@
+import { isRowId } from '@agora/db';
 import { randomUUID } from 'node:crypto';
 import type { SessionUser } from '@agora/auth';
 import { BadInput, Forbidden } from '@agora/core';
@@ -59,7 +60,7 @@ export class FeedTokenService {
   }
 
   private async ownsProfile(userId: string, actorId: string): Promise<boolean> {
-    if (!/^\d{1,19}$/.test(actorId)) return false;
+    if (!isRowId(actorId)) return false;
     const rows = await this.sequelize.query(
       "SELECT 1 FROM actors WHERE id = $1 AND user_id = $2 AND type = 'Person'",
       { bind: [actorId, userId], type: QueryTypes.SELECT },

@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../../../context.js';
-import { isRowId } from '../media.model.js';
+import { isRowId } from '@agora/db';
 
 /** Bytes of uploaded media per profile or per user, for many at once (the `media.*Size` loaders). */
 export class MediaSizesView {

@@ -1,6 +1,7 @@
 import { Op, QueryTypes } from 'sequelize';
 import type { AppContext } from '../../../context.js';
-import { isRowId, type MediaRow } from '../media.model.js';
+import { isRowId } from '@agora/db';
+import type { MediaRow } from '../media.model.js';
 import type { Picture } from '../media.service.js';
 
 /** The avatar and banner media of many profiles, in two queries (the `media.pictures` loader). */

@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import type { AppContext } from '../../../context.js';
-import { isRowId, type MediaRow } from '../media.model.js';
+import { isRowId } from '@agora/db';
+import type { MediaRow } from '../media.model.js';
 
 /** A page of the media of a user's profiles, newest first (`User.media`). */
 export class UserMediaView {

@@ -1,3 +1,4 @@
+import { isRowId } from '@agora/db';
 import { toActor, type Actor } from '@agora/federation';
 import { Op } from 'sequelize';
 import type { AppContext } from '../../../context.js';
@@ -8,7 +9,7 @@ export class IdentitiesView {
 
   /** Each user's profiles, oldest first (users without any are absent). */
   async identitiesOf(userIds: readonly string[]): Promise<Map<string, Actor[]>> {
-    const ids = [...new Set(userIds.filter(isNumericId))];
+    const ids = [...new Set(userIds.filter(isRowId))];
     const found = new Map<string, Actor[]>();
     if (ids.length === 0) return found;
     const rows = await this.app.actors.model.findAll({
@@ -29,7 +30,7 @@ export class IdentitiesView {
    * set, as the reference falls back to).
    */
   async defaultsOf(userIds: readonly string[]): Promise<Map<string, Actor>> {
-    const ids = [...new Set(userIds.filter(isNumericId))];
+    const ids = [...new Set(userIds.filter(isRowId))];
     const found = new Map<string, Actor>();
     if (ids.length === 0) return found;
     // `ids` are digits only (checked above), so they may be inlined.
@@ -45,8 +46,4 @@ export class IdentitiesView {
     }
     return found;
   }
-}
-
-function isNumericId(id: string): boolean {
-  return /^\d{1,19}$/.test(id);
 }

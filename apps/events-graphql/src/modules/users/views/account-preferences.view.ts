@@ -1,3 +1,4 @@
+import { isRowId } from '@agora/db';
 import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../../../context.js';
 import type { ActivitySettingRecord } from '../activity-setting.service.js';
@@ -41,7 +42,7 @@ export class AccountPreferencesView {
   }
 
   private async select<T extends object>(sql: string, ids: readonly string[]): Promise<T[]> {
-    const valid = [...new Set(ids.filter((id) => /^\d{1,19}$/.test(id)))];
+    const valid = [...new Set(ids.filter(isRowId))];
     if (valid.length === 0) return [];
     return this.app.sequelize.query<T>(sql, { bind: [valid], type: QueryTypes.SELECT });
   }
