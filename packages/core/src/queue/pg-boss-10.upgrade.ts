@@ -10,17 +10,19 @@ const INTERNAL_QUEUE_PREFIX = '__pgboss__';
 // Both processes of a split deployment may start at once: one of them upgrades.
 const LOCK_KEY = 'agora-queue:pg-boss-10-upgrade';
 
+const isPgBoss10 = (version: number | null) => version !== null && version <= LAST_PG_BOSS_10_VERSION;
+
 export interface PgBoss10Upgrade {
   /** Copies the set-aside jobs into the new schema (queues created first), then drops the old schema. */
   moveJobs(ensureQueue: (name: string) => Promise<void>): Promise<void>;
 }
 
-async function schemaVersion(pool: pg.Pool, schema: string): Promise<number | null> {
-  const { rows } = await pool.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
+async function schemaVersion(db: pg.Pool | pg.PoolClient, schema: string): Promise<number | null> {
+  const { rows } = await db.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
     `${schema}.version`,
   ]);
   if (!rows[0]?.present) return null;
-  const version = await pool.query<{ version: number }>(`SELECT version FROM ${schema}.version`);
+  const version = await db.query<{ version: number }>(`SELECT version FROM ${schema}.version`);
   return version.rows[0]?.version ?? null;
 }
 
@@ -34,12 +36,15 @@ export async function upgradePgBoss10Schema(
   logger: Logger,
 ): Promise<PgBoss10Upgrade | null> {
   const setAside = `${schema}${SET_ASIDE_SUFFIX}`;
+  // Every start asks; only a database still on pg-boss 10 (or midway through the upgrade) takes the lock.
+  if (!isPgBoss10(await schemaVersion(pool, schema)) && (await schemaVersion(pool, setAside)) === null)
+    return null;
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [LOCK_KEY]);
-    const version = await schemaVersion(pool, schema);
-    if (version !== null && version <= LAST_PG_BOSS_10_VERSION) {
+    const version = await schemaVersion(client, schema);
+    if (isPgBoss10(version)) {
       await client.query(`ALTER SCHEMA ${schema} RENAME TO ${setAside}`);
       logger.info({ schema, version }, 'job queue: pg-boss 10 schema set aside for the upgrade');
     }
