@@ -182,7 +182,8 @@ function install() {
   const frozen = existsSync(join(root, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
   ensurePnpm();
   must('pnpm', ['install', ...frozen, '--reporter=append-only']);
-  writeStamp('install', installFingerprint());
+  // A frozen install changes none of its inputs; a first install writes the lockfile.
+  writeStamp('install', frozen.length > 0 ? fingerprint : installFingerprint());
 }
 
 /** Every package with a build script has its dist. */
@@ -199,7 +200,7 @@ function build({ always = false } = {}) {
   if (!always && builtOutputsExist() && stampMatches('build', fingerprint)) return;
   ensurePnpm();
   must('pnpm', ['turbo', 'run', 'build', '--output-logs=errors-only']);
-  writeStamp('build', buildFingerprint());
+  writeStamp('build', fingerprint); // the build writes only dist/ and .turbo/, which the fingerprint skips
 }
 
 function portAnswers(host, port, timeoutMs = 1000) {
