@@ -9,6 +9,11 @@ export async function requireUser(ctx: GraphQLContext): Promise<SessionUser> {
   return user;
 }
 
+/** Whether `viewer` is the user `ownerId` or an instance moderator: who sees a user's private fields. */
+export function isSelfOrModerator(ctx: GraphQLContext, viewer: SessionUser, ownerId: string | null): boolean {
+  return viewer.id === ownerId || ctx.app.users.canModerate(viewer);
+}
+
 /** The signed-in user holding `role` (or a higher one), or the reference's 401/403. */
 export async function requireRole(ctx: GraphQLContext, role: Role): Promise<SessionUser> {
   const user = await requireUser(ctx);

@@ -1,6 +1,6 @@
 import type { GraphQLContext } from '../../../graphql/context.js';
 import type { UserResolvers } from '../../../graphql/resolvers-types.generated.js';
-import { requireUser } from '../guards.js';
+import { isSelfOrModerator, requireUser } from '../guards.js';
 import { isWholeUser, type UserParent } from '../user-parent.js';
 import type { UserRecord } from '../user.service.js';
 
@@ -33,19 +33,19 @@ export const User: UserResolvers = {
   currentSignInIp: historyField('currentSignInIp'),
   settings: async (user, _args, ctx) => {
     const viewer = await requireUser(ctx);
-    if (viewer.id !== user.id && !(await ctx.app.users.canModerate(viewer))) return null;
+    if (!isSelfOrModerator(ctx, viewer, user.id)) return null;
     return ctx.app.users.settings(user.id);
   },
   /** The user's activity notification settings (the user or an instance moderator). */
   activitySettings: async (user, _args, ctx) => {
     const viewer = await requireUser(ctx);
-    if (viewer.id !== user.id && !ctx.app.users.canModerate(viewer)) return null;
+    if (!isSelfOrModerator(ctx, viewer, user.id)) return null;
     return ctx.loaders.users.activitySettings.load(user.id);
   },
   /** No OAuth application exists in this service yet, so the user has authorized none. */
   authAuthorizedApplications: async (user, _args, ctx) => {
     const viewer = await requireUser(ctx);
-    if (viewer.id !== user.id && !ctx.app.users.canModerate(viewer)) return null;
+    if (!isSelfOrModerator(ctx, viewer, user.id)) return null;
     return [];
   },
   /** Feed tokens open private feeds: their user alone sees them. */
