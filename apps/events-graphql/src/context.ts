@@ -172,6 +172,7 @@ export const AppContext = {
         anonymousActor,
         anonymous: config.instance.anonymous.participation,
         pubsub,
+        queue: infrastructure.queue,
         logger,
         mails: new ParticipationMails({
           sequelize,
@@ -199,7 +200,14 @@ export const AppContext = {
       actors,
       federation,
       persons,
-      events: overrides.events ?? new EventService({ sequelize, actors, publicUrl: config.http.publicUrl }),
+      events:
+        overrides.events ??
+        new EventService({
+          sequelize,
+          actors,
+          publicUrl: config.http.publicUrl,
+          afterUpdate: (before, after) => participations.eventUpdated(before, after),
+        }),
       participations,
       anonymousActor,
       media,

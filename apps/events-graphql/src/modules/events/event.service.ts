@@ -60,6 +60,8 @@ export interface EventServiceOptions {
   actors: ActorStore;
   /** Event URLs are `<publicUrl>/events/<uuid>`. */
   publicUrl: string;
+  /** Called once an update committed, with the event before and after it (participants are told). */
+  afterUpdate?: (before: EventRow, after: EventRow) => Promise<void>;
 }
 
 const ORDER_COLUMNS = {
@@ -161,7 +163,7 @@ export class EventService {
       phone_address: input.phoneAddress,
     };
     const set = Object.entries(changes).filter(([, value]) => value !== undefined);
-    return this.options.sequelize.transaction(async (transaction) => {
+    const updated = await this.options.sequelize.transaction(async (transaction) => {
       await this.options.sequelize.query(
         `UPDATE events SET ${set.map(([column]) => `${column} = :${column}`).join(', ')}${set.length ? ', ' : ''}updated_at = now()
          WHERE id = :id`,
@@ -174,6 +176,8 @@ export class EventService {
       }
       return (await this.byId(current.id, transaction))!;
     });
+    await this.options.afterUpdate?.(current, updated);
+    return updated;
   }
 
   /** Removes an event: its organizer's owner, or an instance moderator. */

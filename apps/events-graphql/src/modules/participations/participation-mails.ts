@@ -10,6 +10,18 @@ export interface ParticipationMailsOptions {
   logger: Logger;
 }
 
+/** What changed in an event, as participants are told (new values; dates as ISO 8601). */
+export interface EventChanges {
+  beginsOn?: string;
+  endsOn?: string | null;
+  status?: string;
+  onlineAddress?: string | null;
+  phoneAddress?: string | null;
+}
+
+/** Who hears of an event's changes: the participants it counts on (not requests, nor its creator). */
+const TOLD_OF_CHANGES = ['PARTICIPANT', 'MODERATOR', 'ADMINISTRATOR'];
+
 interface Recipient {
   email: string | null;
   confirmationToken: string | null;
@@ -65,6 +77,28 @@ export class ParticipationMails {
           ]
         : [`Unfortunately, the organizer of ${event.title} rejected your participation.`, '', event.url],
     );
+  }
+
+  /** To every participant of the event with an address: its time, place or status changed. */
+  async eventChanged(event: EventRow, changes: EventChanges): Promise<void> {
+    const rows = await this.options.sequelize.query<{ email: string }>(
+      `SELECT DISTINCT lower(coalesce(p.email, u.email)) AS email
+       FROM participants p JOIN actors a ON a.id = p.actor_id LEFT JOIN users u ON u.id = a.user_id
+       WHERE p.event_id = :eventId AND p.role IN (:roles) AND coalesce(p.email, u.email) IS NOT NULL`,
+      { type: QueryTypes.SELECT, replacements: { eventId: event.id, roles: TOLD_OF_CHANGES } },
+    );
+    const lines = [`The event ${event.title} has changed:`, ''];
+    if (changes.status !== undefined) lines.push(`Status: ${changes.status.toLowerCase()}`);
+    if (changes.beginsOn !== undefined) lines.push(`Starts: ${changes.beginsOn}`);
+    if (changes.endsOn !== undefined) lines.push(`Ends: ${changes.endsOn ?? 'not set'}`);
+    if (changes.onlineAddress !== undefined) lines.push(`Online at: ${changes.onlineAddress ?? 'not set'}`);
+    if (changes.phoneAddress !== undefined) lines.push(`Phone: ${changes.phoneAddress ?? 'not set'}`);
+    lines.push('', event.url);
+    const subject =
+      changes.status === 'CANCELLED'
+        ? `Event ${event.title} has been cancelled`
+        : `Event ${event.title} has been updated`;
+    for (const { email } of rows) await this.send(email, subject, lines);
   }
 
   /** Where a participant is written to: the anonymous participant's address, or the profile's user's. */

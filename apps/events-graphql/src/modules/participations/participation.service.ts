@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { SessionUser } from '@agora/auth';
-import { BadInput, Forbidden, NotFound, Unauthenticated, type Logger, type PubSub } from '@agora/core';
+import {
+  BadInput,
+  Forbidden,
+  NotFound,
+  Unauthenticated,
+  type JobQueue,
+  type Logger,
+  type PubSub,
+} from '@agora/core';
 import { isRowId } from '@agora/db';
 import type { ActorStore } from '@agora/federation';
 import sanitizeHtml from 'sanitize-html';
@@ -15,7 +23,10 @@ import {
   type ParticipantRow,
 } from './participant-row.js';
 import { publishParticipationChange } from './participation-changes.js';
-import type { ParticipationMails } from './participation-mails.js';
+import type { EventChanges, ParticipationMails } from './participation-mails.js';
+
+/** The job that e-mails an event's participants about a change of its time, place or status. */
+export const EVENT_CHANGED_JOB = 'participations.event-changed';
 
 /** The reference's texts; all are plain-string refusals there (`unknown_error`, status_code 500). */
 export const PARTICIPATION_MESSAGES = {
@@ -82,6 +93,7 @@ export interface ParticipationServiceOptions {
   anonymousActor: AnonymousActor;
   anonymous: InstanceEnvConfig['anonymous']['participation'];
   pubsub: PubSub;
+  queue: JobQueue;
   logger: Logger;
   mails: ParticipationMails;
 }
@@ -246,6 +258,39 @@ export class ParticipationService {
     const confirmed = await this.changeRole(found.id, event.id, defaultRole(event), 'NOT_CONFIRMED');
     if (confirmed.role === 'PARTICIPANT') await this.publish(confirmed);
     return confirmed;
+  }
+
+  /**
+   * After an event's update: when its time, place or status changed, its participants are e-mailed
+   * (off the request, through the queue).
+   */
+  async eventUpdated(before: EventRow, after: EventRow): Promise<void> {
+    const changes: EventChanges = {};
+    if (before.beginsOn.getTime() !== after.beginsOn.getTime())
+      changes.beginsOn = after.beginsOn.toISOString();
+    if ((before.endsOn?.getTime() ?? null) !== (after.endsOn?.getTime() ?? null)) {
+      changes.endsOn = after.endsOn?.toISOString() ?? null;
+    }
+    if (before.status !== after.status) changes.status = after.status;
+    if (before.onlineAddress !== after.onlineAddress) changes.onlineAddress = after.onlineAddress;
+    if (before.phoneAddress !== after.phoneAddress) changes.phoneAddress = after.phoneAddress;
+    if (Object.keys(changes).length === 0 || after.draft) return;
+    try {
+      await this.options.queue.send(EVENT_CHANGED_JOB, { eventId: after.id, changes });
+    } catch (err) {
+      this.options.logger.error({ err, eventId: after.id }, 'could not queue the e-mails of an event change');
+    }
+  }
+
+  /** The handlers of this module's jobs (worker and all roles). */
+  async registerWorkers(): Promise<void> {
+    await this.options.queue.work<{ eventId: string; changes: EventChanges }>(
+      EVENT_CHANGED_JOB,
+      async (job) => {
+        const event = await this.eventById(job.data.eventId);
+        if (event) await this.options.mails.eventChanged(event, job.data.changes);
+      },
+    );
   }
 
   /** Whether profile `actorId` manages `event`: its organizer, or one of its moderating participants. */

@@ -12,6 +12,7 @@ import {
   type GraphQLResponse,
 } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
+import { EVENT_CHANGED_JOB } from './participation.service.js';
 
 const firstError = (response: GraphQLResponse) =>
   firstErrorFields(response, 'message', 'code', 'status_code');
@@ -329,6 +330,47 @@ describe('participations', () => {
     expect(firstError(await update(request.id, 'CREATOR')).message).to.equal(
       'This role can not be given to a participant',
     );
+  });
+
+  it("e-mails the event's participants when its time, place or status changes, nobody else", async () => {
+    const UPDATE_EVENT = `mutation($eventId: ID!, $title: String, $beginsOn: DateTime, $status: EventStatus,
+      $onlineAddress: String) {
+      updateEvent(eventId: $eventId, title: $title, beginsOn: $beginsOn, status: $status, onlineAddress: $onlineAddress) { id } }`;
+    const event = await createEvent();
+    await joined(event.id, alice);
+    const refused = await joined(event.id, bob);
+    ok(await update(refused.id, 'REJECTED'), 'updateParticipation');
+    const changeEvent = async (variables: Record<string, unknown>) => {
+      ok(
+        await gql(server, UPDATE_EVENT, {
+          token: organizer.token,
+          variables: { eventId: event.id, ...variables },
+        }),
+        'updateEvent',
+      );
+      await server.ctx.queue.drain([EVENT_CHANGED_JOB]);
+    };
+    const counts = async () =>
+      Promise.all([alice, bob, organizer].map(async (who) => (await mailsTo(who.email)).length));
+    const [aliceBefore, bobBefore, organizerBefore] = await counts();
+
+    await changeEvent({ title: 'Picnic' });
+    expect(await counts()).to.deep.equal([aliceBefore, bobBefore, organizerBefore]);
+
+    const beginsOn = new Date(Date.now() + 5 * 86_400_000);
+    beginsOn.setUTCMilliseconds(0);
+    await changeEvent({ beginsOn: beginsOn.toISOString(), onlineAddress: 'https://meet.example.org/picnic' });
+    expect(await counts()).to.deep.equal([aliceBefore! + 1, bobBefore, organizerBefore]);
+    let mail = (await mailsTo(alice.email)).at(-1)!;
+    expect(mail.subject).to.equal('Event Picnic has been updated');
+    expect(mail.text).to.contain(`Starts: ${beginsOn.toISOString()}`);
+    expect(mail.text).to.contain('Online at: https://meet.example.org/picnic');
+    expect(mail.text).to.contain(`https://events.test/events/${event.uuid}`);
+
+    await changeEvent({ status: 'CANCELLED' });
+    mail = (await mailsTo(alice.email)).at(-1)!;
+    expect(mail.subject).to.equal('Event Picnic has been cancelled');
+    expect(await counts()).to.deep.equal([aliceBefore! + 2, bobBefore, organizerBefore]);
   });
 
   describe('authorization (auth-per-operation.md, §2.2)', () => {
