@@ -4,6 +4,7 @@ import { BadInput, Forbidden, NotFound } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import { sanitizeRemoteHtml, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { addEventCreator } from '../participations/event-creator.js';
 import { EVENT_COLUMNS, type EventMetadataEntry, type EventRow } from './event-row.js';
 import { eventTags } from './event-tags.js';
 
@@ -59,6 +60,8 @@ export interface EventServiceOptions {
   actors: ActorStore;
   /** Event URLs are `<publicUrl>/events/<uuid>`. */
   publicUrl: string;
+  /** Called once an update committed, with the event before and after it (participants are told). */
+  afterUpdate?: (before: EventRow, after: EventRow) => Promise<void>;
 }
 
 const ORDER_COLUMNS = {
@@ -121,6 +124,7 @@ export class EventService {
         },
       );
       await this.setTags(row!.id, eventTags(input.tags ?? [], description), transaction);
+      await addEventCreator(this.options.sequelize, row!.id, input.organizerActorId, transaction);
       return (await this.byId(row!.id, transaction))!;
     });
   }
@@ -159,7 +163,7 @@ export class EventService {
       phone_address: input.phoneAddress,
     };
     const set = Object.entries(changes).filter(([, value]) => value !== undefined);
-    return this.options.sequelize.transaction(async (transaction) => {
+    const updated = await this.options.sequelize.transaction(async (transaction) => {
       await this.options.sequelize.query(
         `UPDATE events SET ${set.map(([column]) => `${column} = :${column}`).join(', ')}${set.length ? ', ' : ''}updated_at = now()
          WHERE id = :id`,
@@ -172,6 +176,8 @@ export class EventService {
       }
       return (await this.byId(current.id, transaction))!;
     });
+    await this.options.afterUpdate?.(current, updated);
+    return updated;
   }
 
   /** Removes an event: its organizer's owner, or an instance moderator. */

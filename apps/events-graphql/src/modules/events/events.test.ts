@@ -134,7 +134,8 @@ describe('events', () => {
     });
     expect(event.options).to.deep.include({
       maximumAttendeeCapacity: 10,
-      remainingAttendeeCapacity: null,
+      // The creator is no PARTICIPANT: every seat is left.
+      remainingAttendeeCapacity: 10,
       commentModeration: 'ALLOW_ALL',
       showStartTime: true,
       timezone: 'Europe/Paris',
