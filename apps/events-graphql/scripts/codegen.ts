@@ -39,6 +39,7 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
         Event: '../modules/events/event-row.js#EventRow',
         FeedToken: '../modules/users/feed-token.service.js#FeedTokenRecord',
         Media: '../modules/media/media-parent.js#MediaParent',
+        Participant: '../modules/participations/participant-row.js#ParticipantRow',
         Person: '../modules/persons/person-parent.js#PersonParent',
         User: '../modules/users/user-parent.js#UserParent',
         UserSettings: '../modules/users/user-parent.js#UserSettingsParent',

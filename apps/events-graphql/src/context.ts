@@ -28,6 +28,9 @@ import { ActivitySettingService } from './modules/users/activity-setting.service
 import { FeedTokenService } from './modules/users/feed-token.service.js';
 import { PersonService } from './modules/persons/person.service.js';
 import { EventService } from './modules/events/event.service.js';
+import { AnonymousActor } from './modules/participations/anonymous-actor.js';
+import { ParticipationMails } from './modules/participations/participation-mails.js';
+import { ParticipationService } from './modules/participations/participation.service.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -60,6 +63,10 @@ export interface AppServices {
   persons: PersonService;
   /** Events organized by profiles: their rules, reads and listing. */
   events: EventService;
+  /** Who takes part in events: joins, capacity, anonymous participation, approvals. */
+  participations: ParticipationService;
+  /** The instance's anonymous actor (`config.anonymous.actorId`), created on first use. */
+  anonymousActor: AnonymousActor;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -84,6 +91,7 @@ export const AppContext = {
     const jwtSecret = overrides.sessions ? undefined : await resolveJwtSecret(config);
     const infrastructure = createInfrastructure(config, overrides);
     const { logger, sequelize, pubsub } = infrastructure;
+    const actorUrls = eventsActorUrls(config.http.publicUrl);
     const instanceConfig =
       overrides.instanceConfig ??
       new InstanceConfigService({
@@ -94,6 +102,8 @@ export const AppContext = {
         model: defineAdminSettingModel(sequelize),
         pubsub,
         logger,
+        // Created by then: `start()` runs after the whole context is built.
+        anonymousActorId: () => anonymousActor.id(),
       });
     infrastructure.onClose(() => instanceConfig.stop());
     const clock = overrides.clock ?? (() => new Date());
@@ -111,7 +121,7 @@ export const AppContext = {
       overrides.actors ??
       new ActorStore({
         sequelize,
-        urls: eventsActorUrls(config.http.publicUrl),
+        urls: actorUrls,
         queue: infrastructure.queue,
         now: clock,
       });
@@ -153,6 +163,24 @@ export const AppContext = {
         ],
       });
     const { queue, mailer } = infrastructure;
+    const anonymousActor = overrides.anonymousActor ?? new AnonymousActor(actors, actorUrls);
+    const participations =
+      overrides.participations ??
+      new ParticipationService({
+        sequelize,
+        actors,
+        anonymousActor,
+        anonymous: config.instance.anonymous.participation,
+        pubsub,
+        logger,
+        mails: new ParticipationMails({
+          sequelize,
+          mailer,
+          publicUrl: config.http.publicUrl,
+          instanceName: () => instanceConfig.settings().instanceName,
+          logger,
+        }),
+      });
     const services: AppServices = {
       logger,
       sequelize,
@@ -172,6 +200,8 @@ export const AppContext = {
       federation,
       persons,
       events: overrides.events ?? new EventService({ sequelize, actors, publicUrl: config.http.publicUrl }),
+      participations,
+      anonymousActor,
       media,
       remoteMedia,
       jobs,

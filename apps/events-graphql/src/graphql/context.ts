@@ -3,6 +3,10 @@ import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
 import { createEventLoaders, type EventLoaders } from '../modules/events/event.loaders.js';
 import { createMediaLoaders, type MediaLoaders } from '../modules/media/media.loaders.js';
+import {
+  createParticipationLoaders,
+  type ParticipationLoaders,
+} from '../modules/participations/participation.loaders.js';
 import { createPersonLoaders, type PersonLoaders } from '../modules/persons/person.loaders.js';
 import { createUserLoaders, type UserLoaders } from '../modules/users/user.loaders.js';
 import { ListBudget, type BudgetedContext } from './limits.js';
@@ -25,6 +29,11 @@ export interface GraphQLContext extends BudgetedContext {
   readonly loaders: RequestLoaders;
   /** The signed-in user (its session projection), loaded at most once per operation; null when anonymous or gone. */
   viewer(): Promise<SessionUser | null>;
+  /**
+   * Starts another execution on this context: each event of a subscription runs with fresh
+   * DataLoaders and a fresh look at the viewer, never with what an earlier event cached.
+   */
+  renew(): void;
 }
 
 /** One operation's DataLoaders: batches and caches live exactly as long as the operation. */
@@ -33,6 +42,7 @@ export class RequestLoaders {
   private mediaLoaders: MediaLoaders | undefined;
   private userLoaders: UserLoaders | undefined;
   private eventLoaders: EventLoaders | undefined;
+  private participationLoaders: ParticipationLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -54,6 +64,11 @@ export class RequestLoaders {
   get events(): EventLoaders {
     this.eventLoaders ??= createEventLoaders(this.app);
     return this.eventLoaders;
+  }
+
+  get participations(): ParticipationLoaders {
+    this.participationLoaders ??= createParticipationLoaders(this.app);
+    return this.participationLoaders;
   }
 }
 
@@ -102,6 +117,11 @@ export class RequestContext implements GraphQLContext {
     const { userId } = this.caller;
     this.loadedViewer ??= userId === undefined ? Promise.resolve(null) : this.app.users.findSession(userId);
     return this.loadedViewer;
+  }
+
+  renew(): void {
+    this.requestLoaders = undefined;
+    this.loadedViewer = undefined;
   }
 }
 

@@ -7,6 +7,7 @@ import type { InstanceConfig } from '../modules/config/config.service.js';
 import type { EventRow } from '../modules/events/event-row.js';
 import type { FeedTokenRecord } from '../modules/users/feed-token.service.js';
 import type { MediaParent } from '../modules/media/media-parent.js';
+import type { ParticipantRow } from '../modules/participations/participant-row.js';
 import type { UserParent, UserSettingsParent } from '../modules/users/user-parent.js';
 import type { GraphQLContext } from './context.js';
 export type Maybe<T> = T | null;
@@ -263,6 +264,14 @@ export type DeletedObject = {
   id: Maybe<Scalars['ID']['output']>;
 };
 
+/** A participation that was just removed. */
+export type DeletedParticipant = {
+  __typename?: 'DeletedParticipant';
+  actor: Maybe<Actor>;
+  event: Maybe<Event>;
+  id: Maybe<Scalars['ID']['output']>;
+};
+
 /** An event organized by a profile. */
 export type Event = ActionLogObject & ActivityObject & Interactable & {
   __typename?: 'Event';
@@ -289,6 +298,10 @@ export type Event = ActionLogObject & ActivityObject & Interactable & {
   onlineAddress: Maybe<Scalars['String']['output']>;
   options: Maybe<EventOptions>;
   organizerActor: Maybe<Actor>;
+  /** Counts of participants by role */
+  participantStats: Maybe<ParticipantStats>;
+  /** The participants, for the event's organizer and moderators; roles: comma-separated, empty for all */
+  participants: Maybe<PaginatedParticipantList>;
   phoneAddress: Maybe<Scalars['String']['output']>;
   /** The event's picture (null until event pictures land) */
   picture: Maybe<Media>;
@@ -303,6 +316,14 @@ export type Event = ActionLogObject & ActivityObject & Interactable & {
   url: Maybe<Scalars['String']['output']>;
   uuid: Maybe<Scalars['UUID']['output']>;
   visibility: Maybe<EventVisibility>;
+};
+
+
+/** An event organized by a profile. */
+export type EventParticipantsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+  roles?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type EventCategory =
@@ -401,7 +422,7 @@ export type EventOptions = {
   offers: Maybe<Array<Maybe<EventOffer>>>;
   participationConditions: Maybe<Array<Maybe<EventParticipationCondition>>>;
   program: Maybe<Scalars['String']['output']>;
-  /** Null until participation lands */
+  /** The maximum less the participants; null without a maximum */
   remainingAttendeeCapacity: Maybe<Scalars['Int']['output']>;
   showEndTime: Maybe<Scalars['Boolean']['output']>;
   showParticipationPrice: Maybe<Scalars['Boolean']['output']>;
@@ -617,10 +638,59 @@ export type PaginatedMediaList = {
   total: Maybe<Scalars['Int']['output']>;
 };
 
+export type PaginatedParticipantList = {
+  __typename?: 'PaginatedParticipantList';
+  elements: Maybe<Array<Maybe<Participant>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
 export type PaginatedPersonList = {
   __typename?: 'PaginatedPersonList';
   elements: Maybe<Array<Maybe<Person>>>;
   total: Maybe<Scalars['Int']['output']>;
+};
+
+/** A profile's participation in an event. */
+export type Participant = {
+  __typename?: 'Participant';
+  actor: Maybe<Actor>;
+  event: Maybe<Event>;
+  id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['DateTime']['output']>;
+  metadata: Maybe<ParticipantMetadata>;
+  role: Maybe<ParticipantRoleEnum>;
+};
+
+/** What a participant told when joining; the cancellation token lets an anonymous participant leave. */
+export type ParticipantMetadata = {
+  __typename?: 'ParticipantMetadata';
+  cancellationToken: Maybe<Scalars['String']['output']>;
+  locale: Maybe<Scalars['String']['output']>;
+  message: Maybe<Scalars['String']['output']>;
+};
+
+/** The role of a profile in an event: how far its participation went. */
+export type ParticipantRoleEnum =
+  | 'ADMINISTRATOR'
+  | 'CREATOR'
+  | 'MODERATOR'
+  | 'NOT_APPROVED'
+  | 'NOT_CONFIRMED'
+  | 'PARTICIPANT'
+  | 'REJECTED';
+
+/** Participants of an event by role; only the event's moderators see more than `participant`. */
+export type ParticipantStats = {
+  __typename?: 'ParticipantStats';
+  administrator: Maybe<Scalars['Int']['output']>;
+  creator: Maybe<Scalars['Int']['output']>;
+  /** participant + moderator + administrator + creator */
+  going: Maybe<Scalars['Int']['output']>;
+  moderator: Maybe<Scalars['Int']['output']>;
+  notApproved: Maybe<Scalars['Int']['output']>;
+  notConfirmed: Maybe<Scalars['Int']['output']>;
+  participant: Maybe<Scalars['Int']['output']>;
+  rejected: Maybe<Scalars['Int']['output']>;
 };
 
 /** A profile (identity) of a user; a user may have several and acts as its default one. */
@@ -645,6 +715,8 @@ export type Person = ActionLogObject & Actor & {
   name: Maybe<Scalars['String']['output']>;
   /** The profile's published events, soonest first (its owner or an instance moderator) */
   organizedEvents: Maybe<PaginatedEventList>;
+  /** The profile's participations, or its participation in one event (its owner or an instance moderator) */
+  participations: Maybe<PaginatedParticipantList>;
   preferredUsername: Maybe<Scalars['String']['output']>;
   /** HTML */
   summary: Maybe<Scalars['String']['output']>;
@@ -660,6 +732,14 @@ export type Person = ActionLogObject & Actor & {
 
 /** A profile (identity) of a user; a user may have several and acts as its default one. */
 export type PersonOrganizedEventsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A profile (identity) of a user; a user may have several and acts as its default one. */
+export type PersonParticipationsArgs = {
+  eventId?: InputMaybe<Scalars['ID']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -705,6 +785,8 @@ export type RootMutationType = {
   /** Start changing the signed-in user's email: a link is sent to the new address */
   changeEmail: Maybe<User>;
   changePassword: Maybe<User>;
+  /** Confirms an anonymous participation with the token its e-mail carried */
+  confirmParticipation: Maybe<Participant>;
   /** Creates an event organized by one of the caller's profiles */
   createEvent: Maybe<Event>;
   /** A private feed token for the signed-in user, or for one of its profiles */
@@ -721,6 +803,10 @@ export type RootMutationType = {
   deleteFeedToken: Maybe<DeletedFeedToken>;
   /** Delete one of the signed-in user's profiles (never the last one) */
   deletePerson: Maybe<Person>;
+  /** A profile of the caller, or (anonymously) the instance's anonymous actor with an e-mail, joins an event */
+  joinEvent: Maybe<Participant>;
+  /** A profile of the caller leaves an event; an anonymous participant gives its cancellation token */
+  leaveEvent: Maybe<DeletedParticipant>;
   login: Maybe<Login>;
   /** Revoke a refresh token */
   logout: Maybe<Scalars['String']['output']>;
@@ -739,6 +825,8 @@ export type RootMutationType = {
   /** Changes an event; only its organizer may */
   updateEvent: Maybe<Event>;
   updateLocale: Maybe<User>;
+  /** The event's organizer or moderators approve, reject or promote a participant */
+  updateParticipation: Maybe<Participant>;
   /** Change one of the signed-in user's profiles */
   updatePerson: Maybe<Person>;
   /** Upload a picture as one of the caller's profiles (the default one unless `actorId` names another) */
@@ -773,6 +861,11 @@ export type RootMutationTypeChangeEmailArgs = {
 export type RootMutationTypeChangePasswordArgs = {
   newPassword: Scalars['String']['input'];
   oldPassword: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeConfirmParticipationArgs = {
+  confirmationToken: Scalars['String']['input'];
 };
 
 
@@ -838,6 +931,23 @@ export type RootMutationTypeDeleteFeedTokenArgs = {
 
 export type RootMutationTypeDeletePersonArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type RootMutationTypeJoinEventArgs = {
+  actorId: Scalars['ID']['input'];
+  email?: InputMaybe<Scalars['String']['input']>;
+  eventId: Scalars['ID']['input'];
+  locale?: InputMaybe<Scalars['String']['input']>;
+  message?: InputMaybe<Scalars['String']['input']>;
+  timezone?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeLeaveEventArgs = {
+  actorId: Scalars['ID']['input'];
+  eventId: Scalars['ID']['input'];
+  token?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -935,6 +1045,12 @@ export type RootMutationTypeUpdateEventArgs = {
 
 export type RootMutationTypeUpdateLocaleArgs = {
   locale?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeUpdateParticipationArgs = {
+  id: Scalars['ID']['input'];
+  role: ParticipantRoleEnum;
 };
 
 
@@ -1063,6 +1179,17 @@ export type RootQueryTypeUsersArgs = {
   sort?: InputMaybe<SortableUserField>;
 };
 
+export type RootSubscriptionType = {
+  __typename?: 'RootSubscriptionType';
+  /** The profile, each time one of its participations is accepted or rejected (one of the caller's profiles) */
+  eventPersonParticipationChanged: Maybe<Person>;
+};
+
+
+export type RootSubscriptionTypeEventPersonParticipationChangedArgs = {
+  personId: Scalars['ID']['input'];
+};
+
 export type Routing = {
   __typename?: 'Routing';
   type: Maybe<RoutingType>;
@@ -1160,6 +1287,8 @@ export type User = ActionLogObject & {
   media: Maybe<PaginatedMediaList>;
   /** Bytes of the media uploaded by the user's profiles */
   mediaSize: Maybe<Scalars['Int']['output']>;
+  /** Participations of all the user's profiles, by the events' start (the user or an instance moderator) */
+  participations: Maybe<PaginatedParticipantList>;
   /** Login provider (null: this instance's database) */
   provider: Maybe<Scalars['String']['output']>;
   resetPasswordSentAt: Maybe<Scalars['DateTime']['output']>;
@@ -1180,6 +1309,15 @@ export type UserDraftsArgs = {
 
 /** A local account: credentials, role and preferences (its profiles come with the actor model). */
 export type UserMediaArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A local account: credentials, role and preferences (its profiles come with the actor model). */
+export type UserParticipationsArgs = {
+  afterDatetime?: InputMaybe<Scalars['DateTime']['input']>;
+  beforeDatetime?: InputMaybe<Scalars['DateTime']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -1328,6 +1466,7 @@ export type ResolversTypes = {
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeletedFeedToken: ResolverTypeWrapper<DeletedFeedToken>;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
+  DeletedParticipant: ResolverTypeWrapper<Omit<DeletedParticipant, 'actor' | 'event'> & { actor?: Maybe<ResolversTypes['Actor']>, event?: Maybe<ResolversTypes['Event']> }>;
   Event: ResolverTypeWrapper<EventRow>;
   EventCategory: EventCategory;
   EventCategoryOption: ResolverTypeWrapper<EventCategoryOption>;
@@ -1369,7 +1508,12 @@ export type ResolversTypes = {
   OauthProvider: ResolverTypeWrapper<OauthProvider>;
   PaginatedEventList: ResolverTypeWrapper<Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Event']>>> }>;
   PaginatedMediaList: ResolverTypeWrapper<Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Media']>>> }>;
+  PaginatedParticipantList: ResolverTypeWrapper<Omit<PaginatedParticipantList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Participant']>>> }>;
   PaginatedPersonList: ResolverTypeWrapper<Omit<PaginatedPersonList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Person']>>> }>;
+  Participant: ResolverTypeWrapper<ParticipantRow>;
+  ParticipantMetadata: ResolverTypeWrapper<ParticipantMetadata>;
+  ParticipantRoleEnum: ParticipantRoleEnum;
+  ParticipantStats: ResolverTypeWrapper<ParticipantStats>;
   Person: ResolverTypeWrapper<PersonParent>;
   Persons: ResolverTypeWrapper<Omit<Persons, 'elements'> & { elements: Array<Maybe<ResolversTypes['Person']>> }>;
   Privacy: ResolverTypeWrapper<Privacy>;
@@ -1378,6 +1522,7 @@ export type ResolversTypes = {
   Restrictions: ResolverTypeWrapper<Restrictions>;
   RootMutationType: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RootQueryType: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RootSubscriptionType: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Routing: ResolverTypeWrapper<Routing>;
   RoutingType: RoutingType;
   SearchSettings: ResolverTypeWrapper<SearchSettings>;
@@ -1427,6 +1572,7 @@ export type ResolversParentTypes = {
   DateTime: Scalars['DateTime']['output'];
   DeletedFeedToken: DeletedFeedToken;
   DeletedObject: DeletedObject;
+  DeletedParticipant: Omit<DeletedParticipant, 'actor' | 'event'> & { actor?: Maybe<ResolversParentTypes['Actor']>, event?: Maybe<ResolversParentTypes['Event']> };
   Event: EventRow;
   EventCategoryOption: EventCategoryOption;
   EventMetadata: EventMetadata;
@@ -1458,7 +1604,11 @@ export type ResolversParentTypes = {
   OauthProvider: OauthProvider;
   PaginatedEventList: Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Event']>>> };
   PaginatedMediaList: Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Media']>>> };
+  PaginatedParticipantList: Omit<PaginatedParticipantList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Participant']>>> };
   PaginatedPersonList: Omit<PaginatedPersonList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Person']>>> };
+  Participant: ParticipantRow;
+  ParticipantMetadata: ParticipantMetadata;
+  ParticipantStats: ParticipantStats;
   Person: PersonParent;
   Persons: Omit<Persons, 'elements'> & { elements: Array<Maybe<ResolversParentTypes['Person']>> };
   Privacy: Privacy;
@@ -1467,6 +1617,7 @@ export type ResolversParentTypes = {
   Restrictions: Restrictions;
   RootMutationType: Record<PropertyKey, never>;
   RootQueryType: Record<PropertyKey, never>;
+  RootSubscriptionType: Record<PropertyKey, never>;
   Routing: Routing;
   SearchSettings: SearchSettings;
   Statistics: Statistics;
@@ -1637,6 +1788,12 @@ export type DeletedObjectResolvers<ContextType = GraphQLContext, ParentType exte
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
+export type DeletedParticipantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletedParticipant'] = ResolversParentTypes['DeletedParticipant']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = {
   attributedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
   beginsOn?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -1657,6 +1814,8 @@ export type EventResolvers<ContextType = GraphQLContext, ParentType extends Reso
   onlineAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   options?: Resolver<Maybe<ResolversTypes['EventOptions']>, ParentType, ContextType>;
   organizerActor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  participantStats?: Resolver<Maybe<ResolversTypes['ParticipantStats']>, ParentType, ContextType>;
+  participants?: Resolver<Maybe<ResolversTypes['PaginatedParticipantList']>, ParentType, ContextType, RequireFields<EventParticipantsArgs, 'limit' | 'page' | 'roles'>>;
   phoneAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   picture?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
   publishAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -1808,9 +1967,40 @@ export type PaginatedMediaListResolvers<ContextType = GraphQLContext, ParentType
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type PaginatedParticipantListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedParticipantList'] = ResolversParentTypes['PaginatedParticipantList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Participant']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PaginatedPersonListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedPersonList'] = ResolversParentTypes['PaginatedPersonList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Person']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type ParticipantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Participant'] = ResolversParentTypes['Participant']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  metadata?: Resolver<Maybe<ResolversTypes['ParticipantMetadata']>, ParentType, ContextType>;
+  role?: Resolver<Maybe<ResolversTypes['ParticipantRoleEnum']>, ParentType, ContextType>;
+};
+
+export type ParticipantMetadataResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ParticipantMetadata'] = ResolversParentTypes['ParticipantMetadata']> = {
+  cancellationToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type ParticipantStatsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ParticipantStats'] = ResolversParentTypes['ParticipantStats']> = {
+  administrator?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  creator?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  going?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  moderator?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  notApproved?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  notConfirmed?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  participant?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  rejected?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type PersonResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Person'] = ResolversParentTypes['Person']> = {
@@ -1826,6 +2016,7 @@ export type PersonResolvers<ContextType = GraphQLContext, ParentType extends Res
   mediaSize?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   organizedEvents?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<PersonOrganizedEventsArgs, 'limit' | 'page'>>;
+  participations?: Resolver<Maybe<ResolversTypes['PaginatedParticipantList']>, ParentType, ContextType, RequireFields<PersonParticipationsArgs, 'limit' | 'page'>>;
   preferredUsername?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   summary?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   suspended?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
@@ -1868,6 +2059,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   changeDefaultActor?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeDefaultActorArgs, 'preferredUsername'>>;
   changeEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeEmailArgs, 'email' | 'password'>>;
   changePassword?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangePasswordArgs, 'newPassword' | 'oldPassword'>>;
+  confirmParticipation?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeConfirmParticipationArgs, 'confirmationToken'>>;
   createEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateEventArgs, 'beginsOn' | 'category' | 'description' | 'draft' | 'joinOptions' | 'language' | 'options' | 'organizerActorId' | 'tags' | 'title' | 'visibility'>>;
   createFeedToken?: Resolver<Maybe<ResolversTypes['FeedToken']>, ParentType, ContextType, Partial<RootMutationTypeCreateFeedTokenArgs>>;
   createPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeCreatePersonArgs, 'name' | 'preferredUsername' | 'summary'>>;
@@ -1876,6 +2068,8 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   deleteEvent?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteEventArgs, 'eventId'>>;
   deleteFeedToken?: Resolver<Maybe<ResolversTypes['DeletedFeedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteFeedTokenArgs, 'token'>>;
   deletePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeDeletePersonArgs, 'id'>>;
+  joinEvent?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeJoinEventArgs, 'actorId' | 'eventId'>>;
+  leaveEvent?: Resolver<Maybe<ResolversTypes['DeletedParticipant']>, ParentType, ContextType, RequireFields<RootMutationTypeLeaveEventArgs, 'actorId' | 'eventId'>>;
   login?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeLoginArgs, 'email' | 'password'>>;
   logout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeLogoutArgs, 'refreshToken'>>;
   refreshToken?: Resolver<Maybe<ResolversTypes['RefreshedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeRefreshTokenArgs, 'refreshToken'>>;
@@ -1888,6 +2082,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   updateActivitySetting?: Resolver<Maybe<ResolversTypes['ActivitySetting']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateActivitySettingArgs, 'enabled' | 'key' | 'method'>>;
   updateEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateEventArgs, 'eventId' | 'joinOptions' | 'language' | 'visibility'>>;
   updateLocale?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<RootMutationTypeUpdateLocaleArgs>>;
+  updateParticipation?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateParticipationArgs, 'id' | 'role'>>;
   updatePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdatePersonArgs, 'id'>>;
   uploadMedia?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<RootMutationTypeUploadMediaArgs, 'file' | 'name'>>;
   validateEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeValidateEmailArgs, 'token'>>;
@@ -1910,6 +2105,10 @@ export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType exte
   statistics?: Resolver<Maybe<ResolversTypes['Statistics']>, ParentType, ContextType>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootQueryTypeUserArgs, 'id'>>;
   users?: Resolver<Maybe<ResolversTypes['Users']>, ParentType, ContextType, RequireFields<RootQueryTypeUsersArgs, 'direction' | 'email' | 'limit' | 'page' | 'sort'>>;
+};
+
+export type RootSubscriptionTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootSubscriptionType'] = ResolversParentTypes['RootSubscriptionType']> = {
+  eventPersonParticipationChanged?: SubscriptionResolver<Maybe<ResolversTypes['Person']>, "eventPersonParticipationChanged", ParentType, ContextType, RequireFields<RootSubscriptionTypeEventPersonParticipationChangedArgs, 'personId'>>;
 };
 
 export type RoutingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Routing'] = ResolversParentTypes['Routing']> = {
@@ -1988,6 +2187,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   media?: Resolver<Maybe<ResolversTypes['PaginatedMediaList']>, ParentType, ContextType, RequireFields<UserMediaArgs, 'limit' | 'page'>>;
   mediaSize?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  participations?: Resolver<Maybe<ResolversTypes['PaginatedParticipantList']>, ParentType, ContextType, RequireFields<UserParticipationsArgs, 'limit' | 'page'>>;
   provider?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   resetPasswordSentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   resetPasswordToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2041,6 +2241,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DateTime?: GraphQLScalarType;
   DeletedFeedToken?: DeletedFeedTokenResolvers<ContextType>;
   DeletedObject?: DeletedObjectResolvers<ContextType>;
+  DeletedParticipant?: DeletedParticipantResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;
   EventCategoryOption?: EventCategoryOptionResolvers<ContextType>;
   EventMetadata?: EventMetadataResolvers<ContextType>;
@@ -2064,7 +2265,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   OauthProvider?: OauthProviderResolvers<ContextType>;
   PaginatedEventList?: PaginatedEventListResolvers<ContextType>;
   PaginatedMediaList?: PaginatedMediaListResolvers<ContextType>;
+  PaginatedParticipantList?: PaginatedParticipantListResolvers<ContextType>;
   PaginatedPersonList?: PaginatedPersonListResolvers<ContextType>;
+  Participant?: ParticipantResolvers<ContextType>;
+  ParticipantMetadata?: ParticipantMetadataResolvers<ContextType>;
+  ParticipantStats?: ParticipantStatsResolvers<ContextType>;
   Person?: PersonResolvers<ContextType>;
   Persons?: PersonsResolvers<ContextType>;
   Privacy?: PrivacyResolvers<ContextType>;
@@ -2073,6 +2278,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Restrictions?: RestrictionsResolvers<ContextType>;
   RootMutationType?: RootMutationTypeResolvers<ContextType>;
   RootQueryType?: RootQueryTypeResolvers<ContextType>;
+  RootSubscriptionType?: RootSubscriptionTypeResolvers<ContextType>;
   Routing?: RoutingResolvers<ContextType>;
   SearchSettings?: SearchSettingsResolvers<ContextType>;
   Statistics?: StatisticsResolvers<ContextType>;

@@ -5,6 +5,7 @@ import { configResolvers } from '../modules/config/config.resolvers.js';
 import { eventsResolvers } from '../modules/events/events.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
 import { mediaResolvers } from '../modules/media/media.resolvers.js';
+import { participationsResolvers } from '../modules/participations/participations.resolvers.js';
 import { personsResolvers } from '../modules/persons/persons.resolvers.js';
 import { scalarsResolvers } from '../modules/scalars/scalars.resolvers.js';
 import { statisticsResolvers } from '../modules/statistics/statistics.resolvers.js';
@@ -22,6 +23,7 @@ const MODULE_RESOLVERS: Resolvers[] = [
   personsResolvers,
   mediaResolvers,
   eventsResolvers,
+  participationsResolvers,
 ];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */

@@ -97,6 +97,8 @@ interface InstanceFacts {
   env: InstanceEnvConfig;
   domain: string;
   version: string;
+  /** The instance's anonymous actor (the participations module creates it). */
+  anonymousActorId: string | null;
 }
 
 export function effectiveSettings(env: InstanceEnvConfig, stored: StoredSettings): AdminSettings {
@@ -128,7 +130,10 @@ function toMedia(snapshot: MediaSnapshot | null): MediaSnapshot | null {
 }
 
 /** Builds the whole `Config` object from the environment and the effective settings. */
-export function buildInstanceConfig({ env, domain, version }: InstanceFacts, settings: AdminSettings) {
+export function buildInstanceConfig(
+  { env, domain, version, anonymousActorId }: InstanceFacts,
+  settings: AdminSettings,
+) {
   const { anonymous } = env;
   return {
     name: settings.instanceName,
@@ -152,8 +157,7 @@ export function buildInstanceConfig({ env, domain, version }: InstanceFacts, set
     secondaryColor: settings.secondaryColor,
     eventCategories: EVENT_CATEGORIES.map((category) => ({ ...category })),
     anonymous: {
-      // The internal anonymous actor is created by the actors module; until it exists there is none.
-      actorId: null,
+      actorId: anonymousActorId,
       participation: {
         allowed: anonymous.participation.allowed,
         validation: {
@@ -229,6 +233,8 @@ export interface InstanceConfigServiceDeps {
   model: AdminSettingModel;
   pubsub: PubSub;
   logger: Logger;
+  /** The id of the instance's anonymous actor, created on first call; without it `actorId` is null. */
+  anonymousActorId?: () => Promise<string>;
 }
 
 /**
@@ -328,7 +334,8 @@ export class InstanceConfigService {
       else this.deps.logger.warn({ key: row.key }, 'ignoring an unknown or malformed instance setting');
     }
     const settings = effectiveSettings(this.deps.env, stored as StoredSettings);
-    const config = buildInstanceConfig(this.deps, settings);
+    const anonymousActorId = (await this.deps.anonymousActorId?.()) ?? null;
+    const config = buildInstanceConfig({ ...this.deps, anonymousActorId }, settings);
     this.state = { settings, config };
     for (const listener of [...this.listeners]) listener(config);
   }

@@ -139,8 +139,18 @@ describe('config', () => {
         avatar: 2_097_152,
         banner: 4_194_304,
       });
+      // The instance's anonymous actor: a Person of nobody's, the same in every process.
+      const anonymous = await server.ctx.actors.findById(
+        String((config.anonymous as { actorId: string }).actorId),
+      );
+      expect(anonymous).to.deep.include({
+        username: 'anonymous',
+        type: 'Person',
+        userId: null,
+        domain: null,
+      });
       expect(config.anonymous).to.deep.equal({
-        actorId: null,
+        actorId: anonymous!.id,
         participation: {
           allowed: true,
           validation: { captcha: { enabled: false }, email: { enabled: true, confirmationRequired: true } },

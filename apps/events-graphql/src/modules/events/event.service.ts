@@ -4,6 +4,7 @@ import { BadInput, Forbidden, NotFound } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import { sanitizeRemoteHtml, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { addEventCreator } from '../participations/event-creator.js';
 import { EVENT_COLUMNS, type EventMetadataEntry, type EventRow } from './event-row.js';
 import { eventTags } from './event-tags.js';
 
@@ -121,6 +122,7 @@ export class EventService {
         },
       );
       await this.setTags(row!.id, eventTags(input.tags ?? [], description), transaction);
+      await addEventCreator(this.options.sequelize, row!.id, input.organizerActorId, transaction);
       return (await this.byId(row!.id, transaction))!;
     });
   }

@@ -20,7 +20,8 @@ export const Event: EventResolvers = {
     event.attributedToId === null ? null : ctx.loaders.persons.actors.load(event.attributedToId),
   tags: (event, _args, ctx) =>
     ctx.loaders.events.tags.load(event.id).then((tags) => tags.map((tag) => ({ ...tag, related: [] }))),
-  options: (event) => eventOptions(event.options),
+  options: async (event, _args, ctx) =>
+    eventOptions(event.options, (await ctx.loaders.participations.counts.load(event.id)).participant),
   metadata: (event) => event.metadata,
   longEvent: (event) => event.endsOn !== null && event.endsOn.getTime() - event.beginsOn.getTime() > DAY_MS,
   // Not stored yet (issue 13 §1): no pictures, contacts or related events for events so far.

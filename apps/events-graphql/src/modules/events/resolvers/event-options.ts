@@ -12,7 +12,6 @@ const DEFAULT_OPTIONS: EventOptions = {
   offers: [],
   participationConditions: [],
   program: '',
-  // Counting participants comes with participation (issue 13 §2).
   remainingAttendeeCapacity: null,
   showEndTime: true,
   showParticipationPrice: false,
@@ -21,9 +20,14 @@ const DEFAULT_OPTIONS: EventOptions = {
   timezone: null,
 };
 
-/** The stored options over the defaults; the remaining capacity is never taken from input. */
-export function eventOptions(stored: Record<string, unknown>): EventOptions {
-  return { ...DEFAULT_OPTIONS, ...stored, remainingAttendeeCapacity: null } as EventOptions;
+/**
+ * The stored options over the defaults; the remaining capacity is never taken from input: it is the
+ * maximum less the PARTICIPANTs, when there is a maximum (null otherwise).
+ */
+export function eventOptions(stored: Record<string, unknown>, participants = 0): EventOptions {
+  const maximum = typeof stored.maximumAttendeeCapacity === 'number' ? stored.maximumAttendeeCapacity : 0;
+  const remainingAttendeeCapacity = maximum > 0 ? Math.max(maximum - participants, 0) : null;
+  return { ...DEFAULT_OPTIONS, ...stored, remainingAttendeeCapacity } as EventOptions;
 }
 
 /** An options input as stored: only the values given, nulls dropped, no remaining capacity. */
