@@ -87,7 +87,7 @@ export function absintheSubscribe<Result = { data?: Record<string, unknown> }>(
   return {
     started,
     results,
-    async next(timeoutMs = 5_000) {
+    async next(timeoutMs = 15_000) {
       while (read >= results.length) {
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(() => reject(new Error('no subscription data in time')), timeoutMs);
@@ -154,7 +154,7 @@ export class RawPhoenixSocket {
   }
 
   /** The first message (from the start) that `match` accepts, waiting for it if need be. */
-  async receive(match: (message: unknown) => boolean, timeoutMs = 5_000): Promise<unknown> {
+  async receive(match: (message: unknown) => boolean, timeoutMs = 15_000): Promise<unknown> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.messages.find(match);
