@@ -373,4 +373,50 @@ describe('eventPersonParticipationChanged over Phoenix channels (issue 13 §5, n
     expect(failure.message).to.match(/^request: /);
     expect(failure.object?.errors?.[0]?.message).to.equal('Profile is not owned by authenticated user');
   });
+
+  it('bounds a socket: 100 live subscriptions at most, and 64 messages waiting', async () => {
+    const client = new RawPhoenixSocket(second.url, { token: participant.token, vsn: '2.0.0' });
+    sockets.push(client);
+    await client.opened;
+    client.send(['1', '1', ABSINTHE_CONTROL_TOPIC, 'phx_join', {}]);
+    const variables = { actorId: participant.profileId, eventId: '1' };
+    for (let ref = 2; ref <= 102; ref += 1) {
+      client.send([
+        '1',
+        String(ref),
+        ABSINTHE_CONTROL_TOPIC,
+        'doc',
+        { query: REFERENCE_SUBSCRIPTION, variables },
+      ]);
+      // Within the bound on waiting messages.
+      if (ref % 50 === 0) await client.receive(isReplyTo(String(ref)));
+    }
+    const [, , , , accepted] = (await client.receive(isReplyTo('101'))) as Frame;
+    expect(accepted.status).to.equal('ok');
+    const [, , , , refused] = (await client.receive(isReplyTo('102'))) as Frame;
+    expect(refused.status).to.equal('error');
+    expect((refused.response as { errors: Array<Record<string, unknown>> }).errors[0]).to.include({
+      code: 'bad_request',
+      status_code: 400,
+    });
+    // One unsubscribe makes room for one more.
+    const { subscriptionId } = accepted.response as { subscriptionId: string };
+    client.send(['1', '103', ABSINTHE_CONTROL_TOPIC, 'unsubscribe', { subscriptionId }]);
+    client.send(['1', '104', ABSINTHE_CONTROL_TOPIC, 'doc', { query: REFERENCE_SUBSCRIPTION, variables }]);
+    const [, , , , again] = (await client.receive(isReplyTo('104'))) as Frame;
+    expect(again.status).to.equal('ok');
+    client.close();
+
+    // 100 operations sent at once: past 64 waiting behind the running one, the socket is closed (1008).
+    const flood = new RawPhoenixSocket(second.url, { token: participant.token, vsn: '2.0.0' });
+    sockets.push(flood);
+    await flood.opened;
+    flood.send(['1', '1', ABSINTHE_CONTROL_TOPIC, 'phx_join', {}]);
+    await flood.receive(isReplyTo('1'));
+    const frames = Array.from({ length: 100 }, (_, i) =>
+      JSON.stringify(['1', String(i + 2), ABSINTHE_CONTROL_TOPIC, 'doc', { query: '{ loggedUser { id } }' }]),
+    );
+    for (const frame of frames) flood.send(frame);
+    expect(await flood.closed).to.deep.equal({ code: 1008, reason: 'too many messages waiting' });
+  });
 });
