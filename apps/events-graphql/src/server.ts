@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { expressClientIp } from '@agora/auth';
 import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
@@ -11,8 +11,10 @@ import { GENERIC_FAILURE, httpErrorBody, sendHttpError } from './graphql/errors.
 import { apolloExpressHandler } from './graphql/express-adapter.js';
 import { graphiqlRouter } from './graphql/graphiql.js';
 import { graphqlHttpRouter } from './graphql/http.js';
+import { phoenixSocketRoute } from './graphql/phoenix.js';
 import { GraphQLPipeline } from './graphql/pipeline.js';
-import { attachGraphQLWs } from './graphql/ws.js';
+import { routeUpgrades } from './graphql/socket-routes.js';
+import { graphQLWsRoute } from './graphql/ws.js';
 import { healthRouter } from './http/health.js';
 import { homeRouter } from './http/home.js';
 import { uploadsOf } from './http/uploads.js';
@@ -26,7 +28,10 @@ export interface AppServer {
   stop(): Promise<void>;
 }
 
-/** The events service over a context: GraphQL on /api and /graphql_socket, GraphiQL, /health. */
+/**
+ * The events service over a context: GraphQL on /api, over WebSocket on /graphql_socket (graphql-ws) and
+ * /graphql_socket/websocket (Absinthe over Phoenix channels), GraphiQL, /health.
+ */
 export function createServer(ctx: AppContext): AppServer {
   const { config, logger } = ctx;
   const pipeline = new GraphQLPipeline(ctx, logger);
@@ -102,11 +107,14 @@ export function createServer(ctx: AppContext): AppServer {
         }),
       });
       httpServer = server;
-      ws = attachGraphQLWs(server, {
+      // The WebSocket wires over the same pipeline: graphql-ws, and the reference client's Phoenix channels.
+      const socketOptions = {
         pipeline,
         sessions: ctx.sessions,
-        ipOf: (request) => expressClientIp(app, request),
-      });
+        ipOf: (request: IncomingMessage) => expressClientIp(app, request),
+        maxPayloadBytes: config.http.bodyLimitBytes,
+      };
+      ws = routeUpgrades(server, [graphQLWsRoute(socketOptions), phoenixSocketRoute(socketOptions)]);
       return listenHttp(server, config.http.host, config.http.port);
     },
     stop() {

@@ -46,7 +46,7 @@ function operationChecks(pipeline: GraphQLPipeline): ApolloServerPlugin<GraphQLC
         async didResolveOperation({ operation, document, request }) {
           if (operation?.operation === 'subscription') {
             throw new GraphQLError(
-              'Subscriptions are served over WebSocket (graphql-ws) at /graphql_socket, not over HTTP.',
+              'Subscriptions are served over WebSocket, not over HTTP: graphql-ws at /graphql_socket, Absinthe over Phoenix channels at /graphql_socket/websocket.',
               { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } },
             );
           }

@@ -1,16 +1,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import {
+  GraphQLError,
   specifiedRules,
   type DocumentNode,
-  type GraphQLError,
+  type ExecutionArgs,
+  type ExecutionResult,
   type GraphQLSchema,
+  type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
 import type { Logger } from '@agora/core';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
 import { RequestContext, type GraphQLContext } from './context.js';
-import { formatErrors, type WireError } from './errors.js';
+import { DocumentCache } from './document-cache.js';
+import { formatErrors, requestError, type WireError } from './errors.js';
 import {
   budgetListFields,
   limitRules,
@@ -38,10 +42,25 @@ export interface WireResult {
   extensions?: unknown;
 }
 
+/** An operation as a socket receives it (graphql-ws `subscribe`, Absinthe's `doc` over Phoenix channels). */
+export interface SocketRequest {
+  query: string;
+  operationName?: string | null | undefined;
+  variables?: Record<string, unknown> | null | undefined;
+}
+
+/** A socket's request once it passed every rule and limit: what graphql-js needs to run it, or the refusal. */
+export type PreparedOperation =
+  | { readonly errors: readonly GraphQLError[] }
+  | {
+      readonly operation: OperationDefinitionNode;
+      readonly args: Pick<ExecutionArgs, 'schema' | 'document' | 'operationName' | 'variableValues'>;
+    };
+
 /**
  * The one definition of how this service runs GraphQL, whatever the wire: the schema, the context of
  * an operation, the rules and limits a document must pass, the error shape and the serialized answer.
- * Apollo Server (HTTP) and graphql-ws (WebSocket) are both built from it.
+ * Apollo Server (HTTP), graphql-ws and Absinthe over Phoenix channels (WebSocket) are built from it.
  */
 export class GraphQLPipeline {
   readonly schema: GraphQLSchema;
@@ -49,6 +68,8 @@ export class GraphQLPipeline {
   readonly extraRules: readonly ValidationRule[];
   readonly allRules: readonly ValidationRule[];
   readonly parseOptions: { maxTokens: number };
+  /** Parsed and validated documents of the socket wires (Apollo keeps its own store), under the same rules. */
+  readonly documents: DocumentCache;
   private readonly operationLimits: OperationLimits;
   private readonly maxResponseBytes: number;
   private readonly maxListItems: number;
@@ -63,6 +84,7 @@ export class GraphQLPipeline {
     this.extraRules = limitRules(limits);
     this.allRules = [...specifiedRules, ...this.extraRules];
     this.parseOptions = parseOptions(limits);
+    this.documents = new DocumentCache(this.schema, this.allRules, { parseOptions: this.parseOptions });
     this.operationLimits = new OperationLimits(limits);
     this.maxResponseBytes = limits.maxResponseBytes;
     this.maxListItems = limits.maxListItems;
@@ -80,6 +102,53 @@ export class GraphQLPipeline {
     variables: Record<string, unknown> | null | undefined,
   ): GraphQLError | undefined {
     return this.operationLimits.check(this.schema, document, operationName, variables);
+  }
+
+  /**
+   * A socket's request made ready to run, as Apollo does over HTTP: parsed within the token limit,
+   * validated with every rule, its operation resolved, then priced and its variables checked.
+   */
+  prepareOperation(request: SocketRequest): PreparedOperation {
+    const prepared = this.documents.prepare(request.query);
+    if ('errors' in prepared) return prepared;
+    const operation = DocumentCache.operation(prepared, request.operationName);
+    if (!operation) {
+      const message = request.operationName
+        ? `Unknown operation named "${request.operationName}".`
+        : 'Must provide operation name if query contains multiple operations.';
+      return { errors: [requestError(new GraphQLError(message), 'OPERATION_RESOLUTION_FAILURE')] };
+    }
+    const refusal = this.checkOperation(prepared.document, request.operationName, request.variables);
+    if (refusal) return { errors: [refusal] };
+    return {
+      operation,
+      args: {
+        schema: this.schema,
+        document: prepared.document,
+        operationName: request.operationName,
+        variableValues: request.variables,
+      },
+    };
+  }
+
+  /**
+   * What a socket sends for one execution (an operation, or one event of a subscription): errors in
+   * the reference's shape, within the answer's cap. A result without data was refused before it ran
+   * (its variables): the client's error.
+   */
+  socketResult(result: ExecutionResult): WireResult {
+    const errors = result.errors
+      ? this.formatErrors(
+          result.data === undefined
+            ? result.errors.map((error) => requestError(error, 'BAD_USER_INPUT'))
+            : result.errors,
+        )
+      : undefined;
+    return this.capped({
+      ...(result.data === undefined ? {} : { data: result.data }),
+      ...(errors ? { errors } : {}),
+      ...(result.extensions === undefined ? {} : { extensions: result.extensions }),
+    });
   }
 
   formatErrors(errors: readonly unknown[]): WireError[] {

@@ -1,11 +1,11 @@
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { IncomingMessage } from 'node:http';
+import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { JwtSessions } from '@agora/auth';
-import { DocumentCache } from './document-cache.js';
-import { GENERIC_FAILURE, requestError } from './errors.js';
-import type { GraphQLPipeline, WireResult } from './pipeline.js';
+import { GENERIC_FAILURE } from './errors.js';
+import type { GraphQLPipeline } from './pipeline.js';
+import type { SocketRoute } from './socket-routes.js';
 
 export const GRAPHQL_WS_PATH = '/graphql_socket';
 
@@ -22,6 +22,8 @@ export interface GraphQLWsOptions {
   sessions: JwtSessions;
   /** The client's address as HTTP requests see it (the trusted-proxy rules apply). */
   ipOf?: (request: IncomingMessage) => string | undefined;
+  /** The largest message a client may send (the HTTP body limit). */
+  maxPayloadBytes: number;
 }
 
 /** graphql-ws's close code for a failure of the server's own. */
@@ -55,12 +57,9 @@ export function connectionToken(params: Readonly<Record<string, unknown>> | unde
  * token in its `connection_init` (as the reference, which refuses anonymous sockets); its user is the
  * caller of every operation on it.
  */
-export function attachGraphQLWs(server: HttpServer, { pipeline, sessions, ipOf }: GraphQLWsOptions) {
-  const wsServer = new WebSocketServer({ server, path: GRAPHQL_WS_PATH });
+export function graphQLWsRoute({ pipeline, sessions, ipOf, maxPayloadBytes }: GraphQLWsOptions): SocketRoute {
+  const wsServer = new WebSocketServer({ noServer: true, maxPayload: maxPayloadBytes });
   wsServer.on('connection', withGenericCloseReasons);
-  const documents = new DocumentCache(pipeline.schema, pipeline.allRules, {
-    parseOptions: pipeline.parseOptions,
-  });
   const format = (errors: readonly GraphQLError[]) =>
     pipeline.formatErrors(errors) as unknown as GraphQLFormattedError[];
   const disposable = useServer<Record<string, unknown> | undefined, ConnectionExtra>(
@@ -88,49 +87,23 @@ export function attachGraphQLWs(server: HttpServer, { pipeline, sessions, ipOf }
           userId: extra.userId,
           sessionId: extra.sessionId,
         }),
-      // Returning the arguments skips graphql-ws's own parse and validation: ours are cached and limited.
+      // Returning the arguments skips graphql-ws's own parse and validation: the pipeline's are cached and limited.
       onSubscribe: (_ctx, _id, payload) => {
-        const prepared = documents.prepare(payload.query);
-        if ('errors' in prepared) return prepared.errors;
-        if (!DocumentCache.operation(prepared, payload.operationName)) {
-          const message = payload.operationName
-            ? `Unknown operation named "${payload.operationName}".`
-            : 'Must provide operation name if query contains multiple operations.';
-          return [requestError(new GraphQLError(message), 'OPERATION_RESOLUTION_FAILURE')];
-        }
-        const refusal = pipeline.checkOperation(prepared.document, payload.operationName, payload.variables);
-        if (refusal) return [refusal];
-        return {
-          schema: pipeline.schema,
-          document: prepared.document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-        };
+        const prepared = pipeline.prepareOperation(payload);
+        return 'errors' in prepared ? prepared.errors : prepared.args;
       },
       onError: (_ctx, _id, _payload, errors) => format(errors),
-      onNext: (_ctx, _id, _payload, _args, result) => {
-        // Without data, the variables were refused before execution: the client's error.
-        const errors = result.errors
-          ? format(
-              result.data === undefined
-                ? result.errors.map((error) => requestError(error, 'BAD_USER_INPUT'))
-                : result.errors,
-            )
-          : undefined;
-        // The same cap on the answer as over HTTP (measured here; graphql-ws serializes it again).
-        const wired: WireResult = {
-          data: result.data,
-          extensions: result.extensions,
-          errors: errors as WireResult['errors'],
-        };
-        const capped = pipeline.capped(wired);
-        if (capped === wired) return errors ? { ...result, errors } : undefined;
-        return capped as unknown as typeof result;
-      },
+      // The same error shape and cap on the answer as over HTTP (measured here; graphql-ws serializes it again).
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        pipeline.socketResult(result) as unknown as typeof result,
     },
     wsServer,
   );
   return {
+    path: GRAPHQL_WS_PATH,
+    handleUpgrade(request, socket, head) {
+      wsServer.handleUpgrade(request, socket, head, (ws) => wsServer.emit('connection', ws, request));
+    },
     async close(): Promise<void> {
       await disposable.dispose();
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
