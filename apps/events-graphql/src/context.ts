@@ -171,7 +171,17 @@ export const AppContext = {
       actors,
       federation,
       persons,
-      events: overrides.events ?? new EventService({ sequelize, actors, publicUrl: config.http.publicUrl }),
+      events:
+        overrides.events ??
+        new EventService({
+          sequelize,
+          actors,
+          media,
+          queue,
+          clock,
+          publicUrl: config.http.publicUrl,
+          longEventDays: config.instance.longEventDays,
+        }),
       media,
       remoteMedia,
       jobs,
