@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
+import { parse, print, validate, visit } from 'graphql';
 import sharp from 'sharp';
 import { QueryTypes } from 'sequelize';
 import { drainDueJobs } from '@agora/db/testing';
@@ -15,6 +16,8 @@ import {
   type GraphQLResponse,
 } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
+import { buildSchema } from '../../graphql/schema.js';
+import { EVENT_DOCUMENTS, FULL_EVENT_DOCUMENTS } from '../../graphql/web-client-documents.js';
 import { EVENT_JOBS } from './event.service.js';
 
 // Issue 13 §1, the rest of item 1: places and distance search, pictures, contacts, related events,
@@ -86,6 +89,14 @@ const PARIS = {
   timezone: 'Europe/Paris',
   geom: '2.3522;48.8566',
 };
+
+/** A web client document without `participantStats`, which the participation work answers. */
+const withoutParticipantStats = (document: string) =>
+  print(
+    visit(parse(document), {
+      Field: (node) => (node.name.value === 'participantStats' ? null : undefined),
+    }),
+  );
 
 async function png(seed: number): Promise<Buffer> {
   return sharp({ create: { width: 40, height: 30, channels: 3, background: { r: seed, g: 90, b: 160 } } })
@@ -489,5 +500,174 @@ describe('event details', () => {
     expect(firstError(failed).status_code).to.equal(500);
     const after = await stored();
     expect(after).to.deep.equal({ ...before });
+  });
+
+  it("answers the web client's FullEvent documents (all but participantStats) as its event form sends them", async () => {
+    const schema = buildSchema();
+    for (const [name, document] of Object.entries(FULL_EVENT_DOCUMENTS)) {
+      const errors = validate(schema, parse(document)).map((error) => error.message);
+      expect(
+        errors.filter((message) => !message.includes('participantStats')),
+        name,
+      ).to.deep.equal([]);
+      expect(validate(schema, parse(withoutParticipantStats(document))), name).to.deep.equal([]);
+    }
+    const poster = ok<EventAnswer>(await createWithUpload({}, await png(42)), 'createEvent').picture!;
+    const form = {
+      organizerActorId: owner.profileId,
+      attributedToId: null,
+      title: 'Concert in the park',
+      description:
+        '<p>Bring a blanket and something to drink: the band plays when the sun goes down. #Jazz</p>',
+      beginsOn: inDays(10),
+      endsOn: inDays(10.1),
+      status: 'CONFIRMED',
+      visibility: 'PUBLIC',
+      joinOptions: 'FREE',
+      externalParticipationUrl: null,
+      draft: false,
+      tags: ['Music'],
+      picture: { mediaId: poster.id },
+      onlineAddress: 'https://live.example.org/concert',
+      phoneAddress: '+33 1 23 45 67 89',
+      category: 'MUSIC',
+      physicalAddress: PARIS,
+      options: {
+        maximumAttendeeCapacity: 40,
+        showRemainingAttendeeCapacity: true,
+        anonymousParticipation: false,
+        hideNumberOfParticipants: false,
+        showStartTime: true,
+        showEndTime: false,
+        timezone: 'Europe/Paris',
+        offers: [{ price: 12.5, priceCurrency: 'EUR', url: 'https://tickets.example.org' }],
+        participationConditions: [{ title: 'Age', content: 'Over 18', url: null }],
+        attendees: ['Ana', 'Bo'],
+        program: '<p>20:00 doors</p>',
+        commentModeration: 'MODERATED',
+        showParticipationPrice: true,
+        hideOrganizerWhenGroupEvent: false,
+        isOnline: false,
+      },
+      contacts: [{ id: other.profileId }],
+      metadata: [
+        { key: 'mz:accessibility:wheelchairAccessible', title: null, value: 'fully', type: 'STRING' },
+      ],
+    };
+    type FullEvent = Record<string, unknown> & {
+      id: string;
+      uuid: string;
+      physicalAddress: Record<string, unknown>;
+      options: Record<string, unknown>;
+    };
+    const createdEvent = ok<FullEvent>(
+      await gql(server, withoutParticipantStats(FULL_EVENT_DOCUMENTS['createEvent']!), {
+        token: owner.token,
+        variables: form,
+      }),
+      'createEvent',
+    );
+    expect(createdEvent).to.deep.include({
+      title: 'Concert in the park',
+      category: 'MUSIC',
+      language: 'en',
+      tags: [
+        { id: (createdEvent['tags'] as Array<{ id: string }>)[0]!.id, slug: 'music', title: 'Music' },
+        { id: (createdEvent['tags'] as Array<{ id: string }>)[1]!.id, slug: 'jazz', title: 'Jazz' },
+      ],
+      metadata: form.metadata,
+    });
+    expect(createdEvent['picture']).to.deep.include({ id: poster.id, url: poster.url, name: 'poster.png' });
+    expect(createdEvent.physicalAddress).to.deep.include({ ...PARIS, pictureInfo: null });
+    expect(createdEvent.options).to.deep.include({ ...form.options, remainingAttendeeCapacity: null });
+    expect((createdEvent['contacts'] as Array<{ id: string }>).map((contact) => contact.id)).to.deep.equal([
+      other.profileId,
+    ]);
+
+    const fetched = ok<FullEvent>(
+      await gql(server, withoutParticipantStats(FULL_EVENT_DOCUMENTS['FetchEvent']!), {
+        variables: { uuid: createdEvent.uuid },
+      }),
+      'event',
+    );
+    expect(fetched).to.deep.equal(createdEvent);
+
+    // The edit form sends everything again, the address with its id.
+    const { pictureInfo: _pictureInfo, ...address } = fetched.physicalAddress;
+    const edited = ok<FullEvent>(
+      await gql(server, withoutParticipantStats(FULL_EVENT_DOCUMENTS['updateEvent']!), {
+        token: owner.token,
+        variables: {
+          ...form,
+          id: createdEvent.id,
+          title: 'Concert at the park',
+          physicalAddress: { ...address, street: '2 rue de Rivoli' },
+          options: { ...form.options, maximumAttendeeCapacity: 50 },
+        },
+      }),
+      'updateEvent',
+    );
+    expect(edited).to.deep.include({ title: 'Concert at the park' });
+    expect(edited.physicalAddress).to.deep.include({ id: address['id'], street: '2 rue de Rivoli' });
+    expect(edited.options['maximumAttendeeCapacity']).to.equal(50);
+
+    const page = ok<{ elements: Array<{ uuid: string; physicalAddress: Record<string, unknown> | null }> }>(
+      await gql(server, EVENT_DOCUMENTS['FetchEvents']!, { variables: { limit: 99 } }),
+      'events',
+    );
+    expect(page.elements.find((event) => event.uuid === createdEvent.uuid)!.physicalAddress).to.deep.include({
+      street: '2 rue de Rivoli',
+    });
+  });
+
+  it('reads a page of events with their places, pictures, contacts and tags at a cost that does not grow with the page', async () => {
+    const category = 'PHOTOGRAPHY';
+    const poster = ok<EventAnswer>(
+      await createWithUpload({ category }, await png(77)),
+      'createEvent',
+    ).picture!;
+    const add = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        await created({
+          title: `Costed ${i}`,
+          category,
+          tags: ['cost', `cost${i}`],
+          physicalAddress: { locality: `Town ${i}`, geom: `${i}.5;45.5` },
+          picture: { mediaId: poster.id },
+          contacts: [{ id: other.profileId }, { id: owner.profileId }],
+        });
+      }
+    };
+    const statements = async (document: string, variables: Record<string, unknown>) => {
+      const seen: string[] = [];
+      server.ctx.sequelize.addHook('afterQuery', 'count-detail-statements', (_options, query) => {
+        const { sql } = query as unknown as { sql?: string };
+        if (sql) seen.push(sql);
+      });
+      try {
+        ok(
+          await gql(server, document, { variables }),
+          Object.keys(variables).includes('uuid') ? 'event' : 'events',
+        );
+      } finally {
+        server.ctx.sequelize.removeHook('afterQuery', 'count-detail-statements');
+      }
+      return seen.length;
+    };
+    const fetchEvents = EVENT_DOCUMENTS['FetchEvents']!;
+    await add(3);
+    const few = await statements(fetchEvents, { limit: 99 });
+    await add(6);
+    const more = await statements(fetchEvents, { limit: 99 });
+    expect(more).to.equal(few);
+
+    const fetchEvent = withoutParticipantStats(FULL_EVENT_DOCUMENTS['FetchEvent']!);
+    const one = ok<{ uuid: string }>(
+      await create({ title: 'Costed page', category, tags: ['cost'] }),
+      'createEvent',
+    );
+    const cost = await statements(fetchEvent, { uuid: one.uuid });
+    // One event, its related events and every field of both pages, batched by loaders.
+    expect(cost).to.be.at.most(14);
   });
 });
