@@ -15,13 +15,13 @@ import { boundingBoxes, DEFAULT_RADIUS_KM, DISTANCE_SQL, geohashCenter, type Lat
 export const EVENT_MESSAGES = {
   notFound: 'Event not found',
   organizerNotOwned: 'Organizer profile is not owned by the user',
-  endsBeforeBegins: 'ends_on cannot be set before begins_on',
   cannotEdit: "You can't edit this event.",
   cannotAttribute: "You can't attribute this event to this profile.",
   cannotDelete: 'You cannot delete this event',
   groupCreate: "Organizer profile doesn't have permission to create an event on behalf of this group",
   groupUpdate: "This profile doesn't have permission to update an event on behalf of this group",
   maxLimit: 'events_max_limit_reached',
+  // Field errors (code `validation`, 422), worded as the reference's changesets word theirs.
   contactNotFound: 'does not exist',
   badLocation: 'is not a geohash',
   badRadius: 'must be greater than 0',
