@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { parse, print, validate, visit } from 'graphql';
+import ngeohash from 'ngeohash';
 import sharp from 'sharp';
 import { QueryTypes } from 'sequelize';
 import { drainDueJobs } from '@agora/db/testing';
@@ -270,7 +271,7 @@ describe('event details', () => {
     expect(await titles({ location: 'u09tvw', radius: 500 }))
       .to.include('In Lyon')
       .and.not.include('In Tokyo');
-    const fiji = (await import('ngeohash')).default.encode(-16.5, 179.99, 7);
+    const fiji = ngeohash.encode(-16.5, 179.99, 7);
     expect(await titles({ location: fiji, radius: 20 })).to.deep.equal([
       'East of the line',
       'West of the line',
@@ -405,6 +406,29 @@ describe('event details', () => {
     } finally {
       now = real;
     }
+  });
+
+  it('schedules a draft with a future publishAt when it leaves draft, and publishes a past one at once', async () => {
+    now = new Date();
+    const later = new Date(now.getTime() + 3_600_000).toISOString();
+    const draft = await created({ title: 'Draft for later', draft: true, publishAt: later });
+    const jobs = async (id: string) =>
+      (
+        await server.ctx.sequelize.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pgboss.job WHERE name = :name AND data->>'eventId' = :id`,
+          { type: QueryTypes.SELECT, replacements: { name: EVENT_JOBS.publish, id } },
+        )
+      )[0]!.n;
+    expect(await jobs(draft.id)).to.equal(0);
+    const leftDraft = await updated({ eventId: draft.id, draft: false });
+    expect(leftDraft.draft).to.equal(false);
+    expect(await jobs(draft.id)).to.equal(1);
+    expect(firstError(await read(draft.uuid)).message).to.equal('Event not found');
+
+    const past = await created({ title: 'Draft from before', draft: true, publishAt: inDays(-1) });
+    await updated({ eventId: past.id, draft: false });
+    expect(ok<EventAnswer>(await read(past.uuid), 'event').title).to.equal('Draft from before');
+    expect(await jobs(past.id)).to.equal(0);
   });
 
   it('refuses bad values with the reference’s messages and codes (not-shown.md §2.3, §6.10)', async () => {
