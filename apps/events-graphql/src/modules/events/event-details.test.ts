@@ -509,7 +509,7 @@ describe('event details', () => {
       },
       await png(99),
     );
-    for (let tries = 0; tries < 200; tries++) {
+    for (let tries = 0; tries < 400; tries++) {
       const [waiting] = await server.ctx.sequelize.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
           AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO event_contacts%'`,
