@@ -34,6 +34,7 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
       // row itself, so nothing travels hidden on a parent object.
       mappers: {
         ActivitySetting: '../modules/users/activity-setting.service.js#ActivitySettingRecord',
+        Address: '../modules/events/event-row.js#AddressRow',
         Actor: '../modules/persons/person-parent.js#PersonParent',
         Config: '../modules/config/config.service.js#InstanceConfig',
         Event: '../modules/events/event-row.js#EventRow',
@@ -44,7 +45,7 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
         User: '../modules/users/user-parent.js#UserParent',
         UserSettings: '../modules/users/user-parent.js#UserSettingsParent',
       },
-      scalars: { Timezone: 'string' },
+      scalars: { Timezone: 'string', Point: 'string' },
       useIndexSignature: false,
     },
   });

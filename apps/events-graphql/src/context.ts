@@ -205,7 +205,11 @@ export const AppContext = {
         new EventService({
           sequelize,
           actors,
+          media,
+          queue,
+          clock,
           publicUrl: config.http.publicUrl,
+          longEventDays: config.instance.longEventDays,
           afterUpdate: (before, after) => participations.eventUpdated(before, after),
         }),
       participations,

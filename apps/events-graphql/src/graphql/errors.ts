@@ -7,8 +7,11 @@ import { AppError, BadInput, type Logger } from '@agora/core';
  * `code` and `status_code` there), mirrored in `extensions.code` for GraphQL-aware clients.
  */
 export interface WireError {
-  /** A list of messages for a field's validation errors, as the reference sends them. */
-  message: string | string[];
+  /**
+   * A list of messages for a field's validation errors, as the reference sends them; for a field that
+   * embeds others (an event's `options`), a map of their names to their lists.
+   */
+  message: string | string[] | Record<string, string[]>;
   locations?: readonly SourceLocation[];
   path?: ReadonlyArray<string | number>;
   code: string;
@@ -61,7 +64,7 @@ export function requestError(error: GraphQLError, code: RequestErrorCode): Graph
 
 // Key order as the reference: message, locations, path, code, status_code, field.
 function wire(
-  message: string | string[],
+  message: WireError['message'],
   code: string,
   status: number,
   error: GraphQLError | undefined,
@@ -104,6 +107,23 @@ function isPlainRefusal(error: AppError): boolean {
   );
 }
 
+/** Field errors by field; `options.maximum_attendee_capacity` is reported as the map of `options`. */
+function fieldMessages(fields: Record<string, string[]>): Record<string, WireError['message']> {
+  const result: Record<string, string[] | Record<string, string[]>> = {};
+  for (const [field, messages] of Object.entries(fields)) {
+    const dot = field.indexOf('.');
+    if (dot < 0) {
+      result[field] = messages;
+      continue;
+    }
+    const parent = field.slice(0, dot);
+    const embedded = result[parent];
+    const map = embedded && !Array.isArray(embedded) ? embedded : (result[parent] = {});
+    map[field.slice(dot + 1)] = messages;
+  }
+  return result;
+}
+
 /**
  * Maps anything a GraphQL operation failed with to the reference's error shape: the closed set of
  * application errors as they are (a BadInput with field details becomes one error per field), errors
@@ -119,7 +139,7 @@ export function formatError(error: unknown, logger: Logger): WireError[] {
     }
     const { code, status } = wireCode(original);
     if (original.fields && Object.keys(original.fields).length > 0) {
-      return Object.entries(original.fields).map(([field, messages]) =>
+      return Object.entries(fieldMessages(original.fields)).map(([field, messages]) =>
         wire(messages, code, status, graphQLError, field),
       );
     }

@@ -402,12 +402,169 @@ fragment PersonFeedTokensFragment on Person {
 }`,
 };
 
+// The reference web client's event fragments (issue 13 §1), as it writes them.
+const ADDRESS_FRAGMENT = `fragment AdressFragment on Address {
+  id
+  description
+  geom
+  street
+  locality
+  postalCode
+  region
+  country
+  type
+  url
+  originId
+  timezone
+  pictureInfo {
+    url
+    author {
+      name
+      url
+    }
+    source {
+      name
+      url
+    }
+  }
+}`;
+
+const TAG_FRAGMENT = `fragment TagFragment on Tag {
+  id
+  slug
+  title
+}`;
+
+const EVENT_OPTIONS_FRAGMENT = `fragment EventOptions on EventOptions {
+  maximumAttendeeCapacity
+  remainingAttendeeCapacity
+  showRemainingAttendeeCapacity
+  anonymousParticipation
+  hideNumberOfParticipants
+  showStartTime
+  showEndTime
+  timezone
+  offers {
+    price
+    priceCurrency
+    url
+  }
+  participationConditions {
+    title
+    content
+    url
+  }
+  attendees
+  program
+  commentModeration
+  showParticipationPrice
+  hideOrganizerWhenGroupEvent
+  isOnline
+}`;
+
+const FULL_EVENT_FRAGMENT = `fragment FullEvent on Event {
+  id
+  uuid
+  url
+  local
+  title
+  description
+  beginsOn
+  endsOn
+  status
+  visibility
+  joinOptions
+  externalParticipationUrl
+  draft
+  language
+  category
+  picture {
+    id
+    url
+    name
+    metadata {
+      width
+      height
+      blurhash
+    }
+  }
+  publishAt
+  onlineAddress
+  phoneAddress
+  physicalAddress {
+    ...AdressFragment
+  }
+  organizerActor {
+    ...ActorFragment
+  }
+  contacts {
+    ...ActorFragment
+  }
+  attributedTo {
+    ...ActorFragment
+  }
+  participantStats {
+    going
+    notApproved
+    participant
+  }
+  tags {
+    ...TagFragment
+  }
+  relatedEvents {
+    id
+    uuid
+    title
+    beginsOn
+    endsOn
+    status
+    language
+    picture {
+      id
+      url
+      name
+      metadata {
+        width
+        height
+        blurhash
+      }
+    }
+    physicalAddress {
+      ...AdressFragment
+    }
+    organizerActor {
+      ...ActorFragment
+    }
+    attributedTo {
+      ...ActorFragment
+    }
+    options {
+      ...EventOptions
+    }
+    tags {
+      ...TagFragment
+    }
+  }
+  options {
+    ...EventOptions
+  }
+  metadata {
+    key
+    title
+    value
+    type
+  }
+}
+${ADDRESS_FRAGMENT}
+${TAG_FRAGMENT}
+${EVENT_OPTIONS_FRAGMENT}
+${ACTOR_FRAGMENT}`;
+
 /**
  * The reference web client's event documents that validate fully against our schema (issue 13 §1).
- * Not yet: FetchEvent, FetchEvents, createEvent, updateEvent (physicalAddress, participantStats,
- * picture/contacts arguments), FetchEventBasic and Participants (participantStats, participants),
- * JoinEvent, LeaveEvent, ConfirmParticipation, UpdateParticipant, EventPersonParticipation,
- * ExportEventParticipants, FetchGroupEvents, EventConversations.
+ * Not yet: FetchEventBasic and Participants (participantStats, participants), JoinEvent, LeaveEvent,
+ * ConfirmParticipation, UpdateParticipant, EventPersonParticipation, ExportEventParticipants,
+ * FetchGroupEvents, EventConversations; and the three below that read `participantStats`.
  */
 export const EVENT_DOCUMENTS: Readonly<Record<string, string>> = {
   DeleteEvent: `mutation DeleteEvent($eventId: ID!) {
@@ -415,4 +572,160 @@ export const EVENT_DOCUMENTS: Readonly<Record<string, string>> = {
     id
   }
 }`,
+  FetchEvents: `query FetchEvents($orderBy: EventOrderBy, $direction: SortDirection, $page: Int, $limit: Int) {
+  events(orderBy: $orderBy, direction: $direction, page: $page, limit: $limit) {
+    total
+    elements {
+      id
+      uuid
+      url
+      local
+      title
+      description
+      beginsOn
+      endsOn
+      status
+      visibility
+      insertedAt
+      language
+      picture {
+        id
+        url
+      }
+      publishAt
+      physicalAddress {
+        ...AdressFragment
+      }
+      organizerActor {
+        ...ActorFragment
+      }
+      attributedTo {
+        ...ActorFragment
+      }
+      category
+      tags {
+        ...TagFragment
+      }
+      options {
+        ...EventOptions
+      }
+    }
+  }
+}
+${ADDRESS_FRAGMENT}
+${TAG_FRAGMENT}
+${EVENT_OPTIONS_FRAGMENT}
+${ACTOR_FRAGMENT}`,
+};
+
+/**
+ * The web client's event page and form documents (its `FullEvent` fragment). Everything in them is
+ * answered here except `Event.participantStats`, which the participation work adds; once it lands
+ * these validate whole and belong in EVENT_DOCUMENTS.
+ */
+export const FULL_EVENT_DOCUMENTS: Readonly<Record<string, string>> = {
+  FetchEvent: `query FetchEvent($uuid: UUID!) {
+  event(uuid: $uuid) {
+    ...FullEvent
+  }
+}
+${FULL_EVENT_FRAGMENT}`,
+  createEvent: `mutation createEvent(
+  $organizerActorId: ID!
+  $attributedToId: ID
+  $title: String!
+  $description: String!
+  $beginsOn: DateTime!
+  $endsOn: DateTime
+  $status: EventStatus
+  $visibility: EventVisibility
+  $joinOptions: EventJoinOptions
+  $externalParticipationUrl: String
+  $draft: Boolean
+  $tags: [String]
+  $picture: MediaInput
+  $onlineAddress: String
+  $phoneAddress: String
+  $category: EventCategory
+  $physicalAddress: AddressInput
+  $options: EventOptionsInput
+  $contacts: [Contact]
+  $metadata: [EventMetadataInput]
+) {
+  createEvent(
+    organizerActorId: $organizerActorId
+    attributedToId: $attributedToId
+    title: $title
+    description: $description
+    beginsOn: $beginsOn
+    endsOn: $endsOn
+    status: $status
+    visibility: $visibility
+    joinOptions: $joinOptions
+    externalParticipationUrl: $externalParticipationUrl
+    draft: $draft
+    tags: $tags
+    picture: $picture
+    onlineAddress: $onlineAddress
+    phoneAddress: $phoneAddress
+    category: $category
+    physicalAddress: $physicalAddress
+    options: $options
+    contacts: $contacts
+    metadata: $metadata
+  ) {
+    ...FullEvent
+  }
+}
+${FULL_EVENT_FRAGMENT}`,
+  updateEvent: `mutation updateEvent(
+  $id: ID!
+  $title: String
+  $description: String
+  $beginsOn: DateTime
+  $endsOn: DateTime
+  $status: EventStatus
+  $visibility: EventVisibility
+  $joinOptions: EventJoinOptions
+  $externalParticipationUrl: String
+  $draft: Boolean
+  $tags: [String]
+  $picture: MediaInput
+  $onlineAddress: String
+  $phoneAddress: String
+  $organizerActorId: ID
+  $attributedToId: ID
+  $category: EventCategory
+  $physicalAddress: AddressInput
+  $options: EventOptionsInput
+  $contacts: [Contact]
+  $metadata: [EventMetadataInput]
+) {
+  updateEvent(
+    eventId: $id
+    title: $title
+    description: $description
+    beginsOn: $beginsOn
+    endsOn: $endsOn
+    status: $status
+    visibility: $visibility
+    joinOptions: $joinOptions
+    externalParticipationUrl: $externalParticipationUrl
+    draft: $draft
+    tags: $tags
+    picture: $picture
+    onlineAddress: $onlineAddress
+    phoneAddress: $phoneAddress
+    organizerActorId: $organizerActorId
+    attributedToId: $attributedToId
+    category: $category
+    physicalAddress: $physicalAddress
+    options: $options
+    contacts: $contacts
+    metadata: $metadata
+  ) {
+    ...FullEvent
+  }
+}
+${FULL_EVENT_FRAGMENT}`,
 };

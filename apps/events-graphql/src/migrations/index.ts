@@ -11,6 +11,7 @@ import { profileLinksOwnTables } from './20261127040000-profile-links-own-tables
 import { signedInClientTables } from './20261127050000-signed-in-client-tables.js';
 import { createEvents } from './20261127060000-create-events.js';
 import { createParticipants } from './20261127070000-create-participants.js';
+import { eventDetails } from './20261127090000-event-details.js';
 
 // `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
 // federation migration when it landed (its stored name stays). ADR 0013.
@@ -34,6 +35,7 @@ export function migrationSets(): MigrationSet[] {
         signedInClientTables,
         createEvents,
         createParticipants,
+        eventDetails,
       ],
     },
   ];

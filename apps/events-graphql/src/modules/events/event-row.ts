@@ -22,7 +22,10 @@ export interface EventRow {
   onlineAddress: string | null;
   phoneAddress: string | null;
   pictureId: string | null;
+  physicalAddressId: string | null;
   publishAt: Date | null;
+  /** When it became visible to others; null while a draft or before its `publishAt`. */
+  publishedAt: Date | null;
   insertedAt: Date;
   updatedAt: Date;
 }
@@ -48,5 +51,32 @@ export const EVENT_COLUMNS = `e.id::text AS "id", e.uuid::text AS "uuid", e.url,
   e.join_options AS "joinOptions", e.draft, e.organizer_actor_id::text AS "organizerActorId",
   e.attributed_to_id::text AS "attributedToId", e.category, e.language, e.options, e.metadata,
   e.external_participation_url AS "externalParticipationUrl", e.online_address AS "onlineAddress",
-  e.phone_address AS "phoneAddress", e.picture_id::text AS "pictureId", e.publish_at AS "publishAt",
-  e.inserted_at AS "insertedAt", e.updated_at AS "updatedAt"`;
+  e.phone_address AS "phoneAddress", e.picture_id::text AS "pictureId",
+  e.physical_address_id::text AS "physicalAddressId", e.publish_at AS "publishAt",
+  e.published_at AS "publishedAt", e.inserted_at AS "insertedAt", e.updated_at AS "updatedAt"`;
+
+/** A stored place (table `addresses`): what resolvers hand to the GraphQL `Address`. */
+export interface AddressRow {
+  id: string;
+  originId: string | null;
+  street: string | null;
+  locality: string | null;
+  postalCode: string | null;
+  region: string | null;
+  country: string | null;
+  description: string | null;
+  type: string | null;
+  url: string | null;
+  timezone: string | null;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+/** The columns of `addresses` under the names of AddressRow. */
+export const ADDRESS_COLUMNS = `a.id::text AS "id", a.origin_id AS "originId", a.street, a.locality,
+  a.postal_code AS "postalCode", a.region, a.country, a.description, a.type, a.url, a.timezone,
+  a.latitude, a.longitude`;
+
+/** Visible to anyone who may list events: published, public, not cancelled, to come. */
+export const LISTED_SQL = `NOT e.draft AND e.published_at IS NOT NULL AND e.visibility = 'PUBLIC'
+  AND e.status <> 'CANCELLED' AND e.begins_on > now()`;

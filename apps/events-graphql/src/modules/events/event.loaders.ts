@@ -1,6 +1,8 @@
 import DataLoader from 'dataloader';
 import type { AppContext } from '../../context.js';
-import type { TagRow } from './event-row.js';
+import type { MediaRow } from '../media/media.model.js';
+import type { AddressRow, EventRow, TagRow } from './event-row.js';
+import { EventDetailsView } from './views/event-details.view.js';
 import { EventPagesView, type EventPage, type EventPageScope } from './views/event-pages.view.js';
 import { EventTagsView } from './views/event-tags.view.js';
 
@@ -18,6 +20,14 @@ export interface EventLoaders {
   organized: DataLoader<EventPageKey, EventPage, string>;
   /** A user's drafts, of all their profiles (`User.drafts`). */
   drafts: DataLoader<EventPageKey, EventPage, string>;
+  /** Addresses by id (`Event.physicalAddress`). */
+  addresses: DataLoader<string, AddressRow | null>;
+  /** Media by id (`Event.picture`, `Event.media`). */
+  pictures: DataLoader<string, MediaRow | null>;
+  /** Contacts' actor ids by event; the actors come from `ctx.loaders.persons.actors`. */
+  contactIds: DataLoader<string, string[]>;
+  /** Related events by event (`Event.relatedEvents`). */
+  related: DataLoader<string, EventRow[]>;
 }
 
 function pageLoader(
@@ -54,6 +64,13 @@ function pageLoader(
 export function createEventLoaders(app: AppContext): EventLoaders {
   const tags = new EventTagsView(app);
   const pages = new EventPagesView(app);
+  const details = new EventDetailsView(app);
+  const byKey =
+    <T>(load: (keys: readonly string[]) => Promise<Map<string, T>>, missing: T) =>
+    async (keys: readonly string[]) => {
+      const found = await load(keys);
+      return keys.map((key) => found.get(key) ?? missing);
+    };
   return {
     tags: new DataLoader(async (eventIds) => {
       const byEvent = await tags.tagsOf(eventIds);
@@ -61,5 +78,9 @@ export function createEventLoaders(app: AppContext): EventLoaders {
     }),
     organized: pageLoader(pages, 'organized'),
     drafts: pageLoader(pages, 'drafts'),
+    addresses: new DataLoader(byKey((ids) => details.addresses(ids), null)),
+    pictures: new DataLoader(byKey((ids) => details.media(ids), null)),
+    contactIds: new DataLoader(byKey((ids) => details.contactIds(ids), [])),
+    related: new DataLoader(byKey((ids) => details.related(ids), [])),
   };
 }

@@ -1,25 +1,50 @@
 import { randomUUID } from 'node:crypto';
 import { isRowId } from '@agora/db';
-import { BadInput, Forbidden, NotFound } from '@agora/core';
+import { BadInput, Forbidden, NotFound, type JobQueue } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import { sanitizeRemoteHtml, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { MediaService, PictureChoice, StagedMedia } from '../media/media.service.js';
 import { addEventCreator } from '../participations/event-creator.js';
-import { EVENT_COLUMNS, type EventMetadataEntry, type EventRow } from './event-row.js';
+import { checkEventInput, sanitizedOptions } from './event-checks.js';
+import { eventLanguage } from './event-language.js';
+import { EVENT_COLUMNS, LISTED_SQL, type EventMetadataEntry, type EventRow } from './event-row.js';
 import { eventTags } from './event-tags.js';
+import { boundingBoxes, DEFAULT_RADIUS_KM, DISTANCE_SQL, geohashCenter, type LatLon } from './geo.js';
 
 /** The reference's texts (plain-string refusals there: `unknown_error`, status_code 500). */
 export const EVENT_MESSAGES = {
   notFound: 'Event not found',
   organizerNotOwned: 'Organizer profile is not owned by the user',
-  endsBeforeBegins: 'ends_on cannot be set before begins_on',
   cannotEdit: "You can't edit this event.",
   cannotAttribute: "You can't attribute this event to this profile.",
   cannotDelete: 'You cannot delete this event',
   groupCreate: "Organizer profile doesn't have permission to create an event on behalf of this group",
   groupUpdate: "This profile doesn't have permission to update an event on behalf of this group",
   maxLimit: 'events_max_limit_reached',
+  // Field errors (code `validation`, 422), worded as the reference's changesets word theirs.
+  contactNotFound: 'does not exist',
+  badLocation: 'is not a geohash',
+  badRadius: 'must be greater than 0',
 } as const;
+
+/** The queue of scheduled publications: one job per event and publication time. */
+export const EVENT_JOBS = { publish: 'events.publish' } as const;
+
+/** An event's place as given (the point already checked by the `Point` scalar). */
+export interface AddressInput {
+  originId?: string | null | undefined;
+  street?: string | null | undefined;
+  locality?: string | null | undefined;
+  postalCode?: string | null | undefined;
+  region?: string | null | undefined;
+  country?: string | null | undefined;
+  description?: string | null | undefined;
+  type?: string | null | undefined;
+  url?: string | null | undefined;
+  timezone?: string | null | undefined;
+  geom?: LatLon | null | undefined;
+}
 
 const REFUSAL = { code: 'unknown_error' } as const;
 /** Root `events` refuses a limit of 100 or more (the reference's only cap). */
@@ -46,6 +71,12 @@ export interface EventInput {
   phoneAddress?: string | null | undefined;
   publishAt?: Date | null | undefined;
   tags?: string[] | undefined;
+  /** null removes the address. */
+  physicalAddress?: AddressInput | null | undefined;
+  /** A staged upload or one of the caller's media; null removes the picture. */
+  picture?: PictureChoice | null | undefined;
+  /** Actor ids, in order. */
+  contacts?: string[] | undefined;
 }
 
 export interface EventListQuery {
@@ -53,13 +84,23 @@ export interface EventListQuery {
   limit: number;
   orderBy: 'BEGINS_ON' | 'INSERTED_AT' | 'UPDATED_AT';
   direction: 'ASC' | 'DESC';
+  /** A geohash: only events whose place is within `radius` km of its centre. */
+  location?: string | null | undefined;
+  radius?: number | null | undefined;
+  /** true: only long events; false: none; null: both. */
+  longEvents?: boolean | null | undefined;
 }
 
 export interface EventServiceOptions {
   sequelize: Sequelize;
   actors: ActorStore;
+  media: MediaService;
+  queue: JobQueue;
+  clock: () => Date;
   /** Event URLs are `<publicUrl>/events/<uuid>`. */
   publicUrl: string;
+  /** Events lasting longer are long events (`durationOfLongEvent`); 0 turns long events off. */
+  longEventDays: number;
   /** Called once an update committed, with the event before and after it (participants are told). */
   afterUpdate?: (before: EventRow, after: EventRow) => Promise<void>;
 }
@@ -71,113 +112,173 @@ const ORDER_COLUMNS = {
 } as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The rules of events: who organizes, what is stored, who reads drafts and who changes them. */
 export class EventService {
   constructor(private readonly options: EventServiceOptions) {}
 
+  /** Runs the scheduled publications on worker roles (a no-op on web processes, which only enqueue). */
+  async registerWorkers(): Promise<void> {
+    await this.options.queue.work<{ eventId: string }>(EVENT_JOBS.publish, async (job) => {
+      await this.publishDue(job.data.eventId);
+    });
+  }
+
   async create(
     user: SessionUser,
     input: EventInput & { title: string; description: string; beginsOn: Date; organizerActorId: string },
   ): Promise<EventRow> {
-    await this.ownedProfile(user, input.organizerActorId, EVENT_MESSAGES.organizerNotOwned);
-    // Events on behalf of a group need its moderators; until groups land no profile is one.
-    if (input.attributedToId) throw new Forbidden(EVENT_MESSAGES.groupCreate, REFUSAL);
-    checkDates(input.beginsOn, input.endsOn ?? null);
-    const description = sanitizeRemoteHtml(input.description);
-    const uuid = randomUUID();
-    // One transaction: a refused tag or a failing insert leaves no event and no tags behind.
-    return this.options.sequelize.transaction(async (transaction) => {
-      const [row] = await this.options.sequelize.query<{ id: string }>(
-        `INSERT INTO events (uuid, url, title, description, begins_on, ends_on, status, visibility,
-           join_options, draft, organizer_actor_id, attributed_to_id, category, language, options, metadata,
-           external_participation_url, online_address, phone_address, publish_at)
-         VALUES (:uuid, :url, :title, :description, :beginsOn, :endsOn, :status, :visibility, :joinOptions,
-           :draft, :organizerActorId, :attributedToId, :category, :language, :options, :metadata,
-           :externalParticipationUrl, :onlineAddress, :phoneAddress, :publishAt)
-         RETURNING id::text AS id`,
-        {
-          type: QueryTypes.SELECT,
-          transaction,
-          replacements: {
-            uuid,
-            url: `${this.options.publicUrl}/events/${uuid}`,
-            title: input.title,
-            description,
-            beginsOn: input.beginsOn,
-            endsOn: input.endsOn ?? null,
-            status: input.status ?? 'CONFIRMED',
-            visibility: input.visibility ?? 'PUBLIC',
-            joinOptions: input.joinOptions ?? 'FREE',
-            draft: input.draft ?? false,
-            organizerActorId: input.organizerActorId,
-            attributedToId: input.attributedToId ?? null,
-            category: input.category ?? 'MEETING',
-            language: input.language ?? 'und',
-            options: JSON.stringify(input.options ?? {}),
-            metadata: JSON.stringify(input.metadata ?? []),
-            externalParticipationUrl: input.externalParticipationUrl ?? null,
-            onlineAddress: input.onlineAddress ?? null,
-            phoneAddress: input.phoneAddress ?? null,
-            publishAt: input.publishAt ?? null,
+    // A staged upload's files go when anything below refuses or fails.
+    return this.options.media.withStaged(stagedOf(input.picture), async () => {
+      await this.ownedProfile(user, input.organizerActorId, EVENT_MESSAGES.organizerNotOwned);
+      // Events on behalf of a group need its moderators; until groups land no profile is one.
+      if (input.attributedToId) throw new Forbidden(EVENT_MESSAGES.groupCreate, REFUSAL);
+      checkEventInput(input, input.beginsOn, input.endsOn ?? null);
+      const contacts = await this.checkedContacts(input.contacts);
+      const description = sanitizeRemoteHtml(input.description);
+      const uuid = randomUUID();
+      const draft = input.draft ?? false;
+      const now = this.options.clock();
+      const publishAt = input.publishAt ?? (draft ? null : now);
+      const published = !draft && publishAt !== null && publishAt.getTime() <= now.getTime();
+      // One transaction: a refusal or a failing insert leaves no event, tags, address or media behind.
+      const row = await this.options.sequelize.transaction(async (transaction) => {
+        const addressId = input.physicalAddress
+          ? await this.insertAddress(input.physicalAddress, transaction)
+          : null;
+        const pictureId = input.picture
+          ? await this.pictureId(user, input.organizerActorId, input.picture, transaction)
+          : null;
+        const [inserted] = await this.options.sequelize.query<{ id: string }>(
+          `INSERT INTO events (uuid, url, title, description, begins_on, ends_on, status, visibility,
+             join_options, draft, organizer_actor_id, attributed_to_id, category, language, options, metadata,
+             external_participation_url, online_address, phone_address, publish_at, published_at,
+             physical_address_id, picture_id)
+           VALUES (:uuid, :url, :title, :description, :beginsOn, :endsOn, :status, :visibility, :joinOptions,
+             :draft, :organizerActorId, :attributedToId, :category, :language, :options, :metadata,
+             :externalParticipationUrl, :onlineAddress, :phoneAddress, :publishAt, :publishedAt,
+             :addressId, :pictureId)
+           RETURNING id::text AS id`,
+          {
+            type: QueryTypes.SELECT,
+            transaction,
+            replacements: {
+              uuid,
+              url: `${this.options.publicUrl}/events/${uuid}`,
+              title: input.title,
+              description,
+              beginsOn: input.beginsOn,
+              endsOn: input.endsOn ?? null,
+              status: input.status ?? 'CONFIRMED',
+              visibility: input.visibility ?? 'PUBLIC',
+              joinOptions: input.joinOptions ?? 'FREE',
+              draft,
+              organizerActorId: input.organizerActorId,
+              attributedToId: input.attributedToId ?? null,
+              category: input.category ?? 'MEETING',
+              language: eventLanguage(input.language, input.title, description),
+              options: JSON.stringify(sanitizedOptions(input.options ?? {})),
+              metadata: JSON.stringify(input.metadata ?? []),
+              externalParticipationUrl: input.externalParticipationUrl ?? null,
+              onlineAddress: input.onlineAddress ?? null,
+              phoneAddress: input.phoneAddress ?? null,
+              publishAt,
+              publishedAt: published ? now : null,
+              addressId,
+              pictureId,
+            },
           },
-        },
-      );
-      await this.setTags(row!.id, eventTags(input.tags ?? [], description), transaction);
-      await addEventCreator(this.options.sequelize, row!.id, input.organizerActorId, transaction);
-      return (await this.byId(row!.id, transaction))!;
+        );
+        await this.setTags(inserted!.id, eventTags(input.tags ?? [], description), transaction);
+        await this.setContacts(inserted!.id, contacts, transaction);
+        await addEventCreator(this.options.sequelize, inserted!.id, input.organizerActorId, transaction);
+        return (await this.byId(inserted!.id, transaction))!;
+      });
+      await this.schedulePublication(row);
+      return row;
     });
   }
 
   async update(user: SessionUser, eventId: string, input: EventInput): Promise<EventRow> {
-    const current = await this.findForWrite(eventId);
-    if (!(await this.ownsProfile(user, current.organizerActorId))) {
-      throw new Forbidden(EVENT_MESSAGES.cannotEdit, REFUSAL);
-    }
-    if (input.organizerActorId !== undefined && input.organizerActorId !== current.organizerActorId) {
-      await this.ownedProfile(user, input.organizerActorId, EVENT_MESSAGES.cannotAttribute);
-    }
-    if (input.attributedToId) throw new Forbidden(EVENT_MESSAGES.groupUpdate, REFUSAL);
-    const beginsOn = input.beginsOn ?? current.beginsOn;
-    const endsOn = input.endsOn === undefined ? current.endsOn : input.endsOn;
-    checkDates(beginsOn, endsOn);
-    const description = input.description === undefined ? undefined : sanitizeRemoteHtml(input.description);
-    const changes: Record<string, unknown> = {
-      title: input.title,
-      description,
-      begins_on: input.beginsOn,
-      ends_on: input.endsOn,
-      status: input.status,
-      visibility: input.visibility,
-      join_options: input.joinOptions,
-      draft: input.draft,
-      organizer_actor_id: input.organizerActorId,
-      attributed_to_id: input.attributedToId,
-      category: input.category,
-      language: input.language,
-      options:
-        input.options === undefined ? undefined : JSON.stringify({ ...current.options, ...input.options }),
-      metadata: input.metadata === undefined ? undefined : JSON.stringify(input.metadata),
-      external_participation_url: input.externalParticipationUrl,
-      online_address: input.onlineAddress,
-      phone_address: input.phoneAddress,
-    };
-    const set = Object.entries(changes).filter(([, value]) => value !== undefined);
-    const updated = await this.options.sequelize.transaction(async (transaction) => {
-      await this.options.sequelize.query(
-        `UPDATE events SET ${set.map(([column]) => `${column} = :${column}`).join(', ')}${set.length ? ', ' : ''}updated_at = now()
-         WHERE id = :id`,
-        { transaction, replacements: { ...Object.fromEntries(set), id: current.id } },
-      );
-      // New tags replace the old; a new description's hashtags join them.
-      if (input.tags !== undefined || description !== undefined) {
-        const given = input.tags ?? (await this.tagTitles(current.id, transaction));
-        await this.setTags(current.id, eventTags(given, description ?? current.description), transaction);
+    return this.options.media.withStaged(stagedOf(input.picture), async () => {
+      const current = await this.findForWrite(eventId);
+      if (!(await this.ownsProfile(user, current.organizerActorId))) {
+        throw new Forbidden(EVENT_MESSAGES.cannotEdit, REFUSAL);
       }
-      return (await this.byId(current.id, transaction))!;
+      if (input.organizerActorId !== undefined && input.organizerActorId !== current.organizerActorId) {
+        await this.ownedProfile(user, input.organizerActorId, EVENT_MESSAGES.cannotAttribute);
+      }
+      if (input.attributedToId) throw new Forbidden(EVENT_MESSAGES.groupUpdate, REFUSAL);
+      const beginsOn = input.beginsOn ?? current.beginsOn;
+      const endsOn = input.endsOn === undefined ? current.endsOn : input.endsOn;
+      checkEventInput(input, beginsOn, endsOn);
+      const contacts = input.contacts === undefined ? undefined : await this.checkedContacts(input.contacts);
+      const description = input.description === undefined ? undefined : sanitizeRemoteHtml(input.description);
+      const changes: Record<string, unknown> = {
+        title: input.title,
+        description,
+        begins_on: input.beginsOn,
+        ends_on: input.endsOn,
+        status: input.status,
+        visibility: input.visibility,
+        join_options: input.joinOptions,
+        draft: input.draft,
+        organizer_actor_id: input.organizerActorId,
+        attributed_to_id: input.attributedToId,
+        category: input.category,
+        // Omitted ("und", its default) means detected from the text as it will be.
+        language:
+          input.language === undefined && input.title === undefined && description === undefined
+            ? undefined
+            : eventLanguage(input.language, input.title ?? current.title, description ?? current.description),
+        options:
+          input.options === undefined
+            ? undefined
+            : JSON.stringify(sanitizedOptions({ ...current.options, ...input.options })),
+        metadata: input.metadata === undefined ? undefined : JSON.stringify(input.metadata),
+        external_participation_url: input.externalParticipationUrl,
+        online_address: input.onlineAddress,
+        phone_address: input.phoneAddress,
+        ...this.publicationChanges(current, input.draft),
+      };
+      const row = await this.options.sequelize.transaction(async (transaction) => {
+        if (input.physicalAddress !== undefined) {
+          changes['physical_address_id'] = await this.replaceAddress(
+            current.physicalAddressId,
+            input.physicalAddress,
+            transaction,
+          );
+        }
+        if (input.picture !== undefined) {
+          const organizer = input.organizerActorId ?? current.organizerActorId;
+          changes['picture_id'] =
+            input.picture === null ? null : await this.pictureId(user, organizer, input.picture, transaction);
+        }
+        const set = Object.entries(changes).filter(([, value]) => value !== undefined);
+        await this.options.sequelize.query(
+          `UPDATE events SET ${set.map(([column]) => `${column} = :${column}`).join(', ')}${set.length ? ', ' : ''}updated_at = now()
+           WHERE id = :id`,
+          { transaction, replacements: { ...Object.fromEntries(set), id: current.id } },
+        );
+        if (input.physicalAddress === null && current.physicalAddressId !== null) {
+          await this.options.sequelize.query('DELETE FROM addresses WHERE id = :id', {
+            transaction,
+            replacements: { id: current.physicalAddressId },
+          });
+        }
+        // New tags replace the old; a new description's hashtags join them.
+        if (input.tags !== undefined || description !== undefined) {
+          const given = input.tags ?? (await this.tagTitles(current.id, transaction));
+          await this.setTags(current.id, eventTags(given, description ?? current.description), transaction);
+        }
+        if (contacts !== undefined) await this.setContacts(current.id, contacts, transaction);
+        return (await this.byId(current.id, transaction))!;
+      });
+      await this.schedulePublication(row);
+      await this.options.afterUpdate?.(current, row);
+      return row;
     });
-    await this.options.afterUpdate?.(current, updated);
-    return updated;
   }
 
   /** Removes an event: its organizer's owner, or an instance moderator. */
@@ -192,11 +293,14 @@ export class EventService {
     return current;
   }
 
-  /** An event by UUID as `viewer` may see it: drafts and private events only for their organizer's owner. */
+  /**
+   * An event by UUID as `viewer` may see it: drafts, private events and events whose publication is
+   * still to come only for their organizer's owner.
+   */
   async get(uuid: string, viewer: SessionUser | null): Promise<EventRow> {
     const row = UUID.test(uuid) ? await this.one('e.uuid = :uuid', { uuid }) : null;
     if (!row) throw new NotFound(EVENT_MESSAGES.notFound, { code: 'event_not_found' });
-    const restricted = row.draft || row.visibility === 'PRIVATE';
+    const restricted = row.draft || row.visibility === 'PRIVATE' || row.publishedAt === null;
     if (restricted && !(viewer && (await this.ownsProfile(viewer, row.organizerActorId)))) {
       throw new NotFound(EVENT_MESSAGES.notFound, { code: 'event_not_found' });
     }
@@ -210,20 +314,97 @@ export class EventService {
     }
     const limit = Math.max(query.limit, 0);
     const offset = Math.max(query.page - 1, 0) * limit;
-    const where = `NOT e.draft AND e.visibility = 'PUBLIC' AND e.status <> 'CANCELLED' AND e.local
-      AND e.begins_on > now()`;
+    const conditions = [LISTED_SQL, 'e.local'];
+    const replacements: Record<string, unknown> = { limit, offset };
+    let join = '';
+    if (query.location) {
+      const center = geohashCenter(query.location);
+      if (!center) throw badField('location', EVENT_MESSAGES.badLocation);
+      const radius = query.radius ?? DEFAULT_RADIUS_KM;
+      if (!(radius > 0)) throw badField('radius', EVENT_MESSAGES.badRadius);
+      join = 'JOIN addresses a ON a.id = e.physical_address_id';
+      const boxes = boundingBoxes(center, radius).map((box, index) => {
+        Object.assign(replacements, {
+          [`west${index}`]: box.west,
+          [`south${index}`]: box.south,
+          [`east${index}`]: box.east,
+          [`north${index}`]: box.north,
+        });
+        return `point(a.longitude, a.latitude) <@ box(point(:west${index}, :south${index}), point(:east${index}, :north${index}))`;
+      });
+      conditions.push('a.latitude IS NOT NULL', `(${boxes.join(' OR ')})`, `${DISTANCE_SQL} <= :radius`);
+      Object.assign(replacements, {
+        centerLatitude: center.latitude,
+        centerLongitude: center.longitude,
+        radius,
+      });
+    }
+    if (query.longEvents !== null && query.longEvents !== undefined) {
+      conditions.push(query.longEvents ? this.longEventSql() : `NOT ${this.longEventSql()}`);
+    }
+    const where = conditions.join(' AND ');
     const order = `e.${ORDER_COLUMNS[query.orderBy]} ${query.direction === 'DESC' ? 'DESC' : 'ASC'}, e.id`;
     const [elements, [count]] = await Promise.all([
       this.options.sequelize.query<EventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM events e WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`,
-        { type: QueryTypes.SELECT, replacements: { limit, offset } },
+        `SELECT ${EVENT_COLUMNS} FROM events e ${join} WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`,
+        { type: QueryTypes.SELECT, replacements },
       ),
       this.options.sequelize.query<{ total: number }>(
-        `SELECT count(*)::int AS total FROM events e WHERE ${where}`,
-        { type: QueryTypes.SELECT },
+        `SELECT count(*)::int AS total FROM events e ${join} WHERE ${where}`,
+        { type: QueryTypes.SELECT, replacements },
       ),
     ]);
     return { elements, total: count!.total };
+  }
+
+  /** Whether an event lasts longer than the instance's long-event duration (never when that is 0). */
+  isLongEvent(event: Pick<EventRow, 'beginsOn' | 'endsOn'>): boolean {
+    const days = this.options.longEventDays;
+    return (
+      days > 0 && event.endsOn !== null && event.endsOn.getTime() - event.beginsOn.getTime() > days * DAY_MS
+    );
+  }
+
+  private longEventSql(): string {
+    const days = Math.max(0, Math.floor(this.options.longEventDays));
+    return days > 0
+      ? `(e.ends_on IS NOT NULL AND e.ends_on - e.begins_on > interval '${days} days')`
+      : 'false';
+  }
+
+  /** Publishes an event whose `publishAt` has come (the scheduled job); anything else is left as it is. */
+  async publishDue(eventId: string): Promise<boolean> {
+    if (!isRowId(eventId)) return false;
+    const now = this.options.clock();
+    const [, affected] = await this.options.sequelize.query(
+      `UPDATE events SET published_at = :now WHERE id = :id AND NOT draft AND published_at IS NULL
+         AND publish_at <= :now`,
+      { type: QueryTypes.UPDATE, replacements: { id: eventId, now } },
+    );
+    return affected > 0;
+  }
+
+  /** What a change of `draft` does to publication: leaving draft publishes now or at `publishAt`. */
+  private publicationChanges(current: EventRow, draft: boolean | undefined): Record<string, unknown> {
+    if (draft === true) return { published_at: null };
+    if (draft !== false || current.publishedAt !== null) return {};
+    const now = this.options.clock();
+    if (current.publishAt && current.publishAt.getTime() > now.getTime()) return {};
+    return { published_at: now, publish_at: current.publishAt ?? now };
+  }
+
+  /** An event waiting for its `publishAt` gets a job then; duplicates of the same time are one job. */
+  private async schedulePublication(row: EventRow): Promise<void> {
+    if (row.draft || row.publishedAt !== null || row.publishAt === null) return;
+    const delayMs = row.publishAt.getTime() - this.options.clock().getTime();
+    await this.options.queue.send(
+      EVENT_JOBS.publish,
+      { eventId: row.id },
+      {
+        startAfterSeconds: Math.max(0, Math.ceil(delayMs / 1000)),
+        singletonKey: `${row.id}@${row.publishAt.toISOString()}`,
+      },
+    );
   }
 
   private async findForWrite(eventId: string): Promise<EventRow> {
@@ -255,6 +436,85 @@ export class EventService {
 
   private async ownedProfile(user: SessionUser, actorId: string, message: string): Promise<void> {
     if (!(await this.ownsProfile(user, actorId))) throw new Forbidden(message, REFUSAL);
+  }
+
+  /** Contacts are profiles or groups that exist and are not suspended; each once, in the order given. */
+  private async checkedContacts(ids: readonly string[] | undefined): Promise<string[]> {
+    const unique = [...new Set(ids ?? [])];
+    if (unique.length === 0) return [];
+    const found = unique.every(isRowId) ? await this.options.actors.findByIds(unique) : new Map();
+    const missing = unique.some((id) => {
+      const actor = found.get(id);
+      return !actor || actor.suspended || (actor.type !== 'Person' && actor.type !== 'Group');
+    });
+    if (missing) throw badField('contacts', EVENT_MESSAGES.contactNotFound);
+    return unique;
+  }
+
+  private async setContacts(
+    eventId: string,
+    contacts: readonly string[],
+    transaction: Transaction,
+  ): Promise<void> {
+    await this.options.sequelize.query('DELETE FROM event_contacts WHERE event_id = :eventId', {
+      transaction,
+      replacements: { eventId },
+    });
+    if (contacts.length === 0) return;
+    await this.options.sequelize.query(
+      `INSERT INTO event_contacts (event_id, actor_id, position)
+       SELECT :eventId, c.id, c.position FROM unnest(ARRAY[:ids]::bigint[]) WITH ORDINALITY AS c(id, position)`,
+      { transaction, replacements: { eventId, ids: [...contacts] } },
+    );
+  }
+
+  /** The picture's media id: an existing media (already checked to be the caller's) or the staged upload, now a row. */
+  private async pictureId(
+    user: SessionUser,
+    organizerActorId: string,
+    choice: PictureChoice,
+    transaction: Transaction,
+  ): Promise<string> {
+    if ('existing' in choice) return choice.existing.id;
+    const media = await this.options.media.commit(
+      choice.staged,
+      organizerActorId,
+      user.id,
+      choice.details,
+      transaction,
+    );
+    return String(media.id);
+  }
+
+  private async insertAddress(address: AddressInput, transaction: Transaction): Promise<string> {
+    const [row] = await this.options.sequelize.query<{ id: string }>(
+      `INSERT INTO addresses (origin_id, street, locality, postal_code, region, country, description, type, url,
+         timezone, latitude, longitude)
+       VALUES (:originId, :street, :locality, :postalCode, :region, :country, :description, :type, :url,
+         :timezone, :latitude, :longitude)
+       RETURNING id::text AS id`,
+      { type: QueryTypes.SELECT, transaction, replacements: addressValues(address) },
+    );
+    return row!.id;
+  }
+
+  /** The event's own address row, changed in place (or created); null when the address is removed. */
+  private async replaceAddress(
+    currentId: string | null,
+    address: AddressInput | null,
+    transaction: Transaction,
+  ): Promise<string | null> {
+    if (address === null) return null;
+    if (currentId === null) return this.insertAddress(address, transaction);
+    await this.options.sequelize.query(
+      `UPDATE addresses SET origin_id = :originId, street = :street, locality = :locality,
+         postal_code = :postalCode, region = :region, country = :country, description = :description,
+         type = :type, url = :url, timezone = :timezone, latitude = :latitude, longitude = :longitude,
+         updated_at = now()
+       WHERE id = :id`,
+      { transaction, replacements: { ...addressValues(address), id: currentId } },
+    );
+    return currentId;
   }
 
   private async tagTitles(eventId: string, transaction: Transaction): Promise<string[]> {
@@ -292,10 +552,28 @@ export class EventService {
   }
 }
 
-function checkDates(beginsOn: Date, endsOn: Date | null): void {
-  if (endsOn && endsOn.getTime() < beginsOn.getTime()) {
-    throw new BadInput(EVENT_MESSAGES.endsBeforeBegins, {
-      fields: { ends_on: [EVENT_MESSAGES.endsBeforeBegins] },
-    });
-  }
+function stagedOf(picture: PictureChoice | null | undefined): StagedMedia[] {
+  return picture && 'staged' in picture ? [picture.staged] : [];
+}
+
+function badField(field: string, message: string): BadInput {
+  return new BadInput(message, { fields: { [field]: [message] } });
+}
+
+/** An address's values as stored: texts verbatim (they are shown as text), the point split. */
+function addressValues(address: AddressInput): Record<string, unknown> {
+  return {
+    originId: address.originId ?? null,
+    street: address.street ?? null,
+    locality: address.locality ?? null,
+    postalCode: address.postalCode ?? null,
+    region: address.region ?? null,
+    country: address.country ?? null,
+    description: address.description ?? null,
+    type: address.type ?? null,
+    url: address.url ?? null,
+    timezone: address.timezone || null,
+    latitude: address.geom?.latitude ?? null,
+    longitude: address.geom?.longitude ?? null,
+  };
 }

@@ -122,7 +122,7 @@ describe('events', () => {
       local: true,
       category: 'MEETING',
       language: 'und',
-      longEvent: true,
+      longEvent: false,
       url: `https://events.test/events/${event.uuid}`,
       organizerActor: { id: owner.profileId, preferredUsername: 'owner' },
       attributedTo: null,
@@ -167,7 +167,7 @@ describe('events', () => {
     const tagsBefore = await count('tags');
     const base = {
       organizerActorId: owner.profileId,
-      title: 't',
+      title: 'Refused',
       description: '#neverstored',
       beginsOn: inDays(2),
     };

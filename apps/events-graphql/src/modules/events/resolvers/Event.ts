@@ -1,7 +1,6 @@
+import type { Actor } from '@agora/federation';
 import type { EventResolvers } from '../../../graphql/resolvers-types.generated.js';
 import { eventOptions } from './event-options.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A URL-friendly form of the title, as the reference derives it. */
 function slugOf(title: string): string {
@@ -23,10 +22,19 @@ export const Event: EventResolvers = {
   options: async (event, _args, ctx) =>
     eventOptions(event.options, (await ctx.loaders.participations.counts.load(event.id)).participant),
   metadata: (event) => event.metadata,
-  longEvent: (event) => event.endsOn !== null && event.endsOn.getTime() - event.beginsOn.getTime() > DAY_MS,
-  // Not stored yet (issue 13 §1): no pictures, contacts or related events for events so far.
-  picture: () => null,
-  media: () => [],
-  contacts: () => [],
-  relatedEvents: () => [],
+  longEvent: (event, _args, ctx) => ctx.app.events.isLongEvent(event),
+  physicalAddress: (event, _args, ctx) =>
+    event.physicalAddressId === null ? null : ctx.loaders.events.addresses.load(event.physicalAddressId),
+  picture: (event, _args, ctx) =>
+    event.pictureId === null ? null : ctx.loaders.events.pictures.load(event.pictureId),
+  media: async (event, _args, ctx) => {
+    const picture = event.pictureId === null ? null : await ctx.loaders.events.pictures.load(event.pictureId);
+    return picture ? [picture] : [];
+  },
+  contacts: async (event, _args, ctx) => {
+    const ids = await ctx.loaders.events.contactIds.load(event.id);
+    const actors = await ctx.loaders.persons.actors.loadMany(ids);
+    return actors.filter((actor): actor is Actor => actor !== null && !(actor instanceof Error));
+  },
+  relatedEvents: (event, _args, ctx) => ctx.loaders.events.related.load(event.id),
 };

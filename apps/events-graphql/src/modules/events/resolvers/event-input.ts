@@ -1,5 +1,6 @@
 import type { EventMetadataEntry, EventMetadataType } from '../event-row.js';
-import type { EventInput } from '../event.service.js';
+import type { AddressInput, EventInput } from '../event.service.js';
+import { parsePoint } from '../geo.js';
 import { storedOptions } from './event-options.js';
 
 /** The arguments createEvent and updateEvent share, as the service's input (null = not given). */
@@ -27,6 +28,8 @@ export interface EventArgs {
   onlineAddress?: string | null;
   phoneAddress?: string | null;
   tags?: Array<string | null> | null;
+  contacts?: Array<{ id?: string | null } | null> | null;
+  physicalAddress?: (Omit<AddressInput, 'geom'> & { geom?: string | null; id?: string | null }) | null;
 }
 
 const given = <T>(value: T | null | undefined): T | undefined => (value === null ? undefined : value);
@@ -57,5 +60,18 @@ export function eventInput(args: EventArgs): EventInput {
     onlineAddress: args.onlineAddress,
     phoneAddress: args.phoneAddress,
     tags: args.tags?.flatMap((tag) => (tag === null ? [] : [tag])),
+    contacts: args.contacts?.flatMap((contact) => (contact?.id ? [contact.id] : [])),
+    // An explicit null removes the address; an absent one leaves it. Its `id` names the event's own
+    // address, which is changed in place, so it is not read.
+    physicalAddress: args.physicalAddress === undefined ? undefined : addressInput(args.physicalAddress),
   };
+}
+
+function addressInput(
+  address: (Omit<AddressInput, 'geom'> & { geom?: string | null; id?: string | null }) | null,
+): AddressInput | null {
+  if (address === null) return null;
+  const { id: _id, geom, ...fields } = address;
+  // The Point scalar has already refused anything that does not parse.
+  return { ...fields, geom: geom ? parsePoint(geom) : null };
 }
