@@ -35,6 +35,7 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
       mappers: {
         ActivitySetting: '../modules/users/activity-setting.service.js#ActivitySettingRecord',
         Actor: '../modules/persons/person-parent.js#PersonParent',
+        Comment: '../modules/comments/comment-row.js#CommentRow',
         Config: '../modules/config/config.service.js#InstanceConfig',
         Event: '../modules/events/event-row.js#EventRow',
         FeedToken: '../modules/users/feed-token.service.js#FeedTokenRecord',

@@ -28,6 +28,8 @@ import { ActivitySettingService } from './modules/users/activity-setting.service
 import { FeedTokenService } from './modules/users/feed-token.service.js';
 import { PersonService } from './modules/persons/person.service.js';
 import { EventService } from './modules/events/event.service.js';
+import { ActionLogStore } from './modules/action-logs/action-log.store.js';
+import { CommentService } from './modules/comments/comment.service.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -60,6 +62,10 @@ export interface AppServices {
   persons: PersonService;
   /** Events organized by profiles: their rules, reads and listing. */
   events: EventService;
+  /** Comments under events: threads, moderation modes, tombstones. */
+  comments: CommentService;
+  /** The moderation log (`action_logs`). */
+  actionLogs: ActionLogStore;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -153,6 +159,7 @@ export const AppContext = {
         ],
       });
     const { queue, mailer } = infrastructure;
+    const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);
     const services: AppServices = {
       logger,
       sequelize,
@@ -171,7 +178,13 @@ export const AppContext = {
       actors,
       federation,
       persons,
-      events: overrides.events ?? new EventService({ sequelize, actors, publicUrl: config.http.publicUrl }),
+      events:
+        overrides.events ??
+        new EventService({ sequelize, actors, actionLogs, publicUrl: config.http.publicUrl }),
+      comments:
+        overrides.comments ??
+        new CommentService({ sequelize, actors, actionLogs, publicUrl: config.http.publicUrl }),
+      actionLogs,
       media,
       remoteMedia,
       jobs,

@@ -1,6 +1,7 @@
 import type { SessionUser } from '@agora/auth';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
+import { createCommentLoaders, type CommentLoaders } from '../modules/comments/comment.loaders.js';
 import { createEventLoaders, type EventLoaders } from '../modules/events/event.loaders.js';
 import { createMediaLoaders, type MediaLoaders } from '../modules/media/media.loaders.js';
 import { createPersonLoaders, type PersonLoaders } from '../modules/persons/person.loaders.js';
@@ -33,6 +34,7 @@ export class RequestLoaders {
   private mediaLoaders: MediaLoaders | undefined;
   private userLoaders: UserLoaders | undefined;
   private eventLoaders: EventLoaders | undefined;
+  private commentLoaders: CommentLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -54,6 +56,11 @@ export class RequestLoaders {
   get events(): EventLoaders {
     this.eventLoaders ??= createEventLoaders(this.app);
     return this.eventLoaders;
+  }
+
+  get comments(): CommentLoaders {
+    this.commentLoaders ??= createCommentLoaders(this.app);
+    return this.commentLoaders;
   }
 }
 

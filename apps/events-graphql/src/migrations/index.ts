@@ -10,6 +10,8 @@ import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
 import { profileLinksOwnTables } from './20261127040000-profile-links-own-tables.js';
 import { signedInClientTables } from './20261127050000-signed-in-client-tables.js';
 import { createEvents } from './20261127060000-create-events.js';
+import { createActionLogs } from './20261127080000-create-action-logs.js';
+import { createComments } from './20261127080100-create-comments.js';
 
 // `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
 // federation migration when it landed (its stored name stays). ADR 0013.
@@ -32,6 +34,8 @@ export function migrationSets(): MigrationSet[] {
         profileLinksOwnTables,
         signedInClientTables,
         createEvents,
+        createActionLogs,
+        createComments,
       ],
     },
   ];
