@@ -65,9 +65,25 @@ export const createComments: Migration = {
     await sequelize.query(`CREATE TRIGGER comments_count_replies
       AFTER INSERT OR DELETE OR UPDATE OF in_reply_to_comment_id, origin_comment_id ON comments
       FOR EACH ROW EXECUTE FUNCTION comments_count_replies()`);
+    // A deleted profile's comments become tombstones (its `actor_id` is set to NULL by the foreign key),
+    // so a thread never shows text without an author.
+    await sequelize.query(`
+      CREATE FUNCTION comments_tombstone_orphans() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        NEW.text := NULL;
+        NEW.deleted_at := COALESCE(NEW.deleted_at, now());
+        NEW.updated_at := now();
+        RETURN NEW;
+      END
+      $$`);
+    await sequelize.query(`CREATE TRIGGER comments_tombstone_orphans
+      BEFORE UPDATE OF actor_id ON comments
+      FOR EACH ROW WHEN (OLD.actor_id IS NOT NULL AND NEW.actor_id IS NULL AND OLD.deleted_at IS NULL)
+      EXECUTE FUNCTION comments_tombstone_orphans()`);
   },
   async down({ sequelize }) {
     await sequelize.query('DROP TABLE comments');
+    await sequelize.query('DROP FUNCTION comments_tombstone_orphans()');
     await sequelize.query('DROP FUNCTION comments_count_replies()');
   },
 };

@@ -65,6 +65,7 @@ const CREATE_PERSON = `mutation($preferredUsername: String!) { createPerson(pref
 interface Caller {
   token: string;
   profileId: string;
+  userId: string;
 }
 
 describe('comments', () => {
@@ -81,7 +82,7 @@ describe('comments', () => {
       await gql(server, CREATE_PERSON, { token: session.token, variables: { preferredUsername: username } }),
       'createPerson',
     );
-    return { token: session.token, profileId: profile.id };
+    return { token: session.token, profileId: profile.id, userId: session.id };
   }
 
   async function createEvent(variables: Record<string, unknown> = {}, as = organizer) {
@@ -355,7 +356,8 @@ describe('comments', () => {
     });
     const bare = await signedInAccount(server, 'bare@example.org');
     expect(
-      firstError(await comment({ token: bare.token, profileId: '' }, { eventId: event.id })).message,
+      firstError(await comment({ token: bare.token, profileId: '', userId: bare.id }, { eventId: event.id }))
+        .message,
     ).to.equal('You need a profile to comment');
     expect(await count('comments')).to.equal(before);
   });
@@ -492,6 +494,56 @@ describe('comments', () => {
     const page = await server.ctx.actionLogs.list(1, 1);
     expect(page.total).to.be.at.least(1);
     expect(page.elements[0]).to.deep.include({ targetType: 'Event', targetId: theirs.id });
+  });
+
+  it('writes a deletion and its log entry together or not at all', async () => {
+    const event = await createEvent();
+    const victim = await commentOk(author, { eventId: event.id, text: 'Still here' });
+    const session = (await server.ctx.users.findSession(moderator.userId))!;
+    // A log entry naming a profile that no longer exists fails in the database: nothing stays.
+    const gone = { actorId: '999999999' };
+    let failure: unknown;
+    await server.ctx.comments.remove(session, victim.id, gone).catch((error: unknown) => (failure = error));
+    expect(failure).to.be.instanceOf(Error);
+    const [stored] = await rows<{ text: string; deletedAt: Date | null }>(
+      'SELECT text, deleted_at AS "deletedAt" FROM comments WHERE id = :id',
+      { id: victim.id },
+    );
+    expect(stored).to.deep.equal({ text: 'Still here', deletedAt: null });
+    failure = undefined;
+    await server.ctx.events.remove(session, event.id, gone).catch((error: unknown) => (failure = error));
+    expect(failure).to.be.instanceOf(Error);
+    expect(await rows('SELECT id FROM events WHERE id = :id', { id: event.id })).to.have.lengthOf(1);
+    expect(await logsOf('Comment', victim.id)).to.deep.equal([]);
+    expect(await logsOf('Event', event.id)).to.deep.equal([]);
+  });
+
+  it("turns a deleted profile's comments into tombstones that keep their threads", async () => {
+    const event = await createEvent();
+    const leaving = await withProfile('leaving@example.org', 'leaving');
+    const spare = ok<{ id: string }>(
+      await gql(server, CREATE_PERSON, {
+        token: leaving.token,
+        variables: { preferredUsername: 'leaving_two' },
+      }),
+      'createPerson',
+    );
+    const root = await commentOk(other, { eventId: event.id, text: 'Root' });
+    const theirs = await commentOk(leaving, { eventId: event.id, text: 'Bye', inReplyToCommentId: root.id });
+    const after = await commentOk(other, { eventId: event.id, text: 'After', inReplyToCommentId: theirs.id });
+    ok(
+      await gql(server, 'mutation($id: ID!) { deletePerson(id: $id) { id } }', {
+        token: leaving.token,
+        variables: { id: leaving.profileId },
+      }),
+      'deletePerson',
+    );
+    expect(spare.id).to.not.equal(leaving.profileId);
+    const thread = ok<CommentAnswer[]>(await gql(server, THREAD, { variables: { id: root.id } }), 'thread');
+    expect(thread.map((c) => c.id)).to.deep.equal([theirs.id, after.id]);
+    expect(thread[0]).to.deep.include({ text: null, actor: null, totalReplies: 1 });
+    expect(thread[0]!.deletedAt).to.be.a('string');
+    expect(thread[1]).to.deep.include({ text: 'After', inReplyToComment: { id: theirs.id } });
   });
 
   it('keeps reply counters right on every path, hard deletions included (ADR 0005)', async () => {
