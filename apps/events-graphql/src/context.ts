@@ -257,5 +257,19 @@ function defaultStatistics(config: EventsConfig, sequelize: Sequelize, logger: L
     );
     return row?.count ?? 0;
   });
+  // The reference counts the listed comments under events, tombstones included.
+  for (const [key, where] of [
+    ['numberOfComments', ''],
+    ['numberOfLocalComments', 'AND local'],
+  ] as const) {
+    statistics.contribute(key, async () => {
+      const [row] = await sequelize.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM comments
+          WHERE event_id IS NOT NULL AND visibility IN ('PUBLIC', 'UNLISTED') ${where}`,
+        { type: QueryTypes.SELECT },
+      );
+      return row?.count ?? 0;
+    });
+  }
   return statistics;
 }

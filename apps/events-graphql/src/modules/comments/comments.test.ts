@@ -117,7 +117,11 @@ describe('comments', () => {
     );
 
   before(async () => {
-    server = await startTestServer('comments', { TRUST_PROXY: 'true', PUBLIC_URL: 'https://events.test' });
+    server = await startTestServer('comments', {
+      TRUST_PROXY: 'true',
+      PUBLIC_URL: 'https://events.test',
+      STATISTICS_CACHE_SECONDS: '0',
+    });
     organizer = await withProfile('organizer@example.org', 'organizer');
     author = await withProfile('author@example.org', 'author');
     other = await withProfile('other@example.org', 'other');
@@ -597,6 +601,27 @@ describe('comments', () => {
     const onComments = statements.filter((sql) => /FROM comments c/.test(sql));
     // First comments, two levels of replies, in-reply-to/origin by id (twice: top level and replies).
     expect(onComments.length, onComments.join('\n')).to.be.at.most(5);
+  });
+
+  it('counts comments under events in the statistics, tombstones included, as the reference does', async () => {
+    const statistics = async () =>
+      ok<{ numberOfComments: number; numberOfLocalComments: number }>(
+        await gql(server, '{ statistics { numberOfComments numberOfLocalComments } }'),
+        'statistics',
+      );
+    const before = await statistics();
+    expect(before.numberOfComments).to.equal(await count('comments'));
+    const event = await createEvent();
+    const one = await commentOk(author, { eventId: event.id });
+    await commentOk(other, { eventId: event.id, inReplyToCommentId: one.id });
+    ok(
+      await gql(server, DELETE_COMMENT, { token: author.token, variables: { commentId: one.id } }),
+      'deleteComment',
+    );
+    expect(await statistics()).to.deep.equal({
+      numberOfComments: before.numberOfComments + 2,
+      numberOfLocalComments: before.numberOfLocalComments + 2,
+    });
   });
 
   it("validates the reference web client's comment documents and answers them", async () => {
