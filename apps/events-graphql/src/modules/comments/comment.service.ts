@@ -3,7 +3,7 @@ import { BadInput, Forbidden, NotFound } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import { isRowId } from '@agora/db';
 import { sanitizeRemoteHtml, type Actor, type ActorStore } from '@agora/federation';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import type { ActingModerator } from '../action-logs/acting-moderator.js';
 import type { ActionLogStore } from '../action-logs/action-log.store.js';
 import { COMMENT_COLUMNS, LISTED_VISIBILITIES, type CommentRow } from './comment-row.js';
@@ -80,6 +80,7 @@ export class CommentService {
     // Announcements are mailed to participants: only the organizer makes them (group moderators later).
     if (input.isAnnouncement && !byOrganizer) throw new Forbidden(COMMENT_MESSAGES.forbidden);
     const text = commentText(input.text);
+    const language = commentLanguage(input.language) ?? 'und';
     const uuid = randomUUID();
     const [row] = await this.options.sequelize.query<CommentRow>(
       `INSERT INTO comments AS c (uuid, url, text, actor_id, event_id, in_reply_to_comment_id, origin_comment_id,
@@ -97,7 +98,7 @@ export class CommentService {
           inReplyTo: parent?.id ?? null,
           origin: parent ? (parent.originCommentId ?? parent.id) : null,
           isAnnouncement: input.isAnnouncement ?? false,
-          language: input.language || 'und',
+          language,
         },
       },
     );
@@ -115,7 +116,8 @@ export class CommentService {
     }
     const text = commentText(changes.text);
     // The language argument defaults to "und" (as the reference's does): only a real one changes it.
-    const language = changes.language && changes.language !== 'und' ? changes.language : null;
+    const given = commentLanguage(changes.language);
+    const language = given === 'und' ? null : given;
     const [row] = await this.options.sequelize.query<CommentRow>(
       `UPDATE comments AS c SET text = :text, is_announcement = COALESCE(:isAnnouncement, c.is_announcement),
          language = COALESCE(:language, c.language), updated_at = now()
@@ -197,11 +199,11 @@ export class CommentService {
     return comment;
   }
 
-  private async byId(id: string, transaction?: Transaction): Promise<CommentRow | null> {
+  private async byId(id: string): Promise<CommentRow | null> {
     if (!isRowId(id)) return null;
     const [row] = await this.options.sequelize.query<CommentRow>(
       `SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.id = :id`,
-      { type: QueryTypes.SELECT, transaction, replacements: { id } },
+      { type: QueryTypes.SELECT, replacements: { id } },
     );
     return row ?? null;
   }
@@ -257,4 +259,16 @@ export function commentText(raw: string): string {
     throw new BadInput(COMMENT_MESSAGES.blank, { fields: { text: [COMMENT_MESSAGES.blank] } });
   }
   return text;
+}
+
+// A language tag (BCP 47 shape: `fr`, `pt-BR`, `und`); the reference stores what it is given.
+const LANGUAGE_TAG = /^[a-z]{2,3}(-[a-z0-9]{1,8}){0,4}$/i;
+
+/** The language as stored, null when none is given; refused when it is no language tag. */
+export function commentLanguage(language: string | null | undefined): string | null {
+  if (!language) return null;
+  if (!LANGUAGE_TAG.test(language)) {
+    throw new BadInput('is invalid', { fields: { language: ['is invalid'] } });
+  }
+  return language;
 }

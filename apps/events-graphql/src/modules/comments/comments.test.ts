@@ -235,6 +235,13 @@ describe('comments', () => {
       status_code: 422,
       field: 'text',
     });
+    const badLanguage = await comment(author, { eventId: event.id, language: '<script>en</script>' });
+    expect(firstError(badLanguage)).to.deep.equal({
+      message: ['is invalid'],
+      code: 'validation',
+      status_code: 422,
+      field: 'language',
+    });
     const update = await gql(server, UPDATE_COMMENT, {
       token: author.token,
       variables: { commentId: created.id, text: '<script>x</script>' },
