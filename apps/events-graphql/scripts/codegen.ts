@@ -36,6 +36,7 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
         ActivitySetting: '../modules/users/activity-setting.service.js#ActivitySettingRecord',
         Address: '../modules/events/event-row.js#AddressRow',
         Actor: '../modules/persons/person-parent.js#PersonParent',
+        Comment: '../modules/comments/comment-row.js#CommentRow',
         Config: '../modules/config/config.service.js#InstanceConfig',
         Event: '../modules/events/event-row.js#EventRow',
         FeedToken: '../modules/users/feed-token.service.js#FeedTokenRecord',

@@ -28,6 +28,8 @@ import { ActivitySettingService } from './modules/users/activity-setting.service
 import { FeedTokenService } from './modules/users/feed-token.service.js';
 import { PersonService } from './modules/persons/person.service.js';
 import { EventService } from './modules/events/event.service.js';
+import { ActionLogStore } from './modules/action-logs/action-log.store.js';
+import { CommentService } from './modules/comments/comment.service.js';
 import { AnonymousActor } from './modules/participations/anonymous-actor.js';
 import { ParticipationMails } from './modules/participations/participation-mails.js';
 import { ParticipationService } from './modules/participations/participation.service.js';
@@ -67,6 +69,10 @@ export interface AppServices {
   participations: ParticipationService;
   /** The instance's anonymous actor (`config.anonymous.actorId`), created on first use. */
   anonymousActor: AnonymousActor;
+  /** Comments under events: threads, moderation modes, tombstones. */
+  comments: CommentService;
+  /** The moderation log (`action_logs`). */
+  actionLogs: ActionLogStore;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -182,6 +188,7 @@ export const AppContext = {
           logger,
         }),
       });
+    const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);
     const services: AppServices = {
       logger,
       sequelize,
@@ -205,6 +212,7 @@ export const AppContext = {
         new EventService({
           sequelize,
           actors,
+          actionLogs,
           media,
           queue,
           clock,
@@ -214,6 +222,10 @@ export const AppContext = {
         }),
       participations,
       anonymousActor,
+      comments:
+        overrides.comments ??
+        new CommentService({ sequelize, actors, actionLogs, publicUrl: config.http.publicUrl }),
+      actionLogs,
       media,
       remoteMedia,
       jobs,
@@ -286,5 +298,19 @@ function defaultStatistics(config: EventsConfig, sequelize: Sequelize, logger: L
     );
     return row?.count ?? 0;
   });
+  // The reference counts the listed comments under events, tombstones included.
+  for (const [key, where] of [
+    ['numberOfComments', ''],
+    ['numberOfLocalComments', 'AND local'],
+  ] as const) {
+    statistics.contribute(key, async () => {
+      const [row] = await sequelize.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM comments
+          WHERE event_id IS NOT NULL AND visibility IN ('PUBLIC', 'UNLISTED') ${where}`,
+        { type: QueryTypes.SELECT },
+      );
+      return row?.count ?? 0;
+    });
+  }
   return statistics;
 }

@@ -1,6 +1,7 @@
 import type { SessionUser } from '@agora/auth';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
+import { createCommentLoaders, type CommentLoaders } from '../modules/comments/comment.loaders.js';
 import { createEventLoaders, type EventLoaders } from '../modules/events/event.loaders.js';
 import { createMediaLoaders, type MediaLoaders } from '../modules/media/media.loaders.js';
 import {
@@ -43,6 +44,7 @@ export class RequestLoaders {
   private userLoaders: UserLoaders | undefined;
   private eventLoaders: EventLoaders | undefined;
   private participationLoaders: ParticipationLoaders | undefined;
+  private commentLoaders: CommentLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -69,6 +71,11 @@ export class RequestLoaders {
   get participations(): ParticipationLoaders {
     this.participationLoaders ??= createParticipationLoaders(this.app);
     return this.participationLoaders;
+  }
+
+  get comments(): CommentLoaders {
+    this.commentLoaders ??= createCommentLoaders(this.app);
+    return this.commentLoaders;
   }
 }
 

@@ -4,6 +4,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { ActivitySettingRecord } from '../modules/users/activity-setting.service.js';
 import type { AddressRow, EventRow } from '../modules/events/event-row.js';
 import type { PersonParent } from '../modules/persons/person-parent.js';
+import type { CommentRow } from '../modules/comments/comment-row.js';
 import type { InstanceConfig } from '../modules/config/config.service.js';
 import type { FeedTokenRecord } from '../modules/users/feed-token.service.js';
 import type { MediaParent } from '../modules/media/media-parent.js';
@@ -231,6 +232,55 @@ export type AuthApplicationToken = {
   lastUsedAt: Maybe<Scalars['String']['output']>;
 };
 
+/** A comment under an event; a deleted one stays in its thread with no text and no author */
+export type Comment = ActionLogObject & ActivityObject & {
+  __typename?: 'Comment';
+  /** The author's profile (null once deleted) */
+  actor: Maybe<Person>;
+  /** The group the comment belongs to (null until group comments land) */
+  attributedTo: Maybe<Actor>;
+  deletedAt: Maybe<Scalars['DateTime']['output']>;
+  event: Maybe<Event>;
+  id: Maybe<Scalars['ID']['output']>;
+  /** The comment this one replies to */
+  inReplyToComment: Maybe<Comment>;
+  insertedAt: Maybe<Scalars['DateTime']['output']>;
+  /** Whether the comment is announced to the event's participants (its organizer's only) */
+  isAnnouncement: Scalars['Boolean']['output'];
+  language: Maybe<Scalars['String']['output']>;
+  local: Maybe<Scalars['Boolean']['output']>;
+  /** The first comment of the thread this one is in */
+  originComment: Maybe<Comment>;
+  /** The comment's language when known */
+  primaryLanguage: Maybe<Scalars['String']['output']>;
+  publishedAt: Maybe<Scalars['DateTime']['output']>;
+  /** The direct replies, oldest first */
+  replies: Maybe<Array<Maybe<Comment>>>;
+  /** Sanitized HTML (null once deleted) */
+  text: Maybe<Scalars['String']['output']>;
+  /** The known languages of the comment's thread */
+  threadLanguages: Array<Maybe<Scalars['String']['output']>>;
+  /** For a thread's first comment every comment of the thread; for a reply the replies to it */
+  totalReplies: Maybe<Scalars['Int']['output']>;
+  updatedAt: Maybe<Scalars['DateTime']['output']>;
+  url: Maybe<Scalars['String']['output']>;
+  uuid: Maybe<Scalars['UUID']['output']>;
+  visibility: Maybe<CommentVisibility>;
+};
+
+/** Who may see a comment */
+export type CommentVisibility =
+  /** Visible only to invited people */
+  | 'INVITE'
+  /** Visible once a moderator accepts it */
+  | 'MODERATED'
+  /** Visible to the group's members or the person's followers */
+  | 'PRIVATE'
+  /** Listed and federated */
+  | 'PUBLIC'
+  /** Visible to people with the link */
+  | 'UNLISTED';
+
 /** The instance's public configuration: what it is, what it allows, and how clients should behave. */
 export type Config = {
   __typename?: 'Config';
@@ -321,6 +371,8 @@ export type Event = ActionLogObject & ActivityObject & Interactable & {
   attributedTo: Maybe<Actor>;
   beginsOn: Maybe<Scalars['DateTime']['output']>;
   category: Maybe<EventCategory>;
+  /** The first comment of each thread, announcements first, then oldest first */
+  comments: Maybe<Array<Maybe<Comment>>>;
   /** Profiles or groups to contact about the event, in the organizer's order */
   contacts: Maybe<Array<Maybe<Actor>>>;
   description: Maybe<Scalars['String']['output']>;
@@ -669,6 +721,12 @@ export type OauthProvider = {
   label: Maybe<Scalars['String']['output']>;
 };
 
+export type PaginatedCommentList = {
+  __typename?: 'PaginatedCommentList';
+  elements: Maybe<Array<Maybe<Comment>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
 export type PaginatedEventList = {
   __typename?: 'PaginatedEventList';
   elements: Maybe<Array<Maybe<Event>>>;
@@ -844,6 +902,8 @@ export type RootMutationType = {
   changePassword: Maybe<User>;
   /** Confirms an anonymous participation with the token its e-mail carried */
   confirmParticipation: Maybe<Participant>;
+  /** Comments an event as the caller's default profile, or replies to a comment */
+  createComment: Maybe<Comment>;
   /** Creates an event organized by one of the caller's profiles */
   createEvent: Maybe<Event>;
   /** A private feed token for the signed-in user, or for one of its profiles */
@@ -854,6 +914,8 @@ export type RootMutationType = {
   createUser: Maybe<User>;
   /** Delete the signed-in user's account */
   deleteAccount: Maybe<DeletedObject>;
+  /** Deletes a comment (keeping its place in its thread): its author, the event's organizer, or a moderator */
+  deleteComment: Maybe<Comment>;
   /** Deletes an event: its organizer, or an instance moderator */
   deleteEvent: Maybe<DeletedObject>;
   /** Delete one of the signed-in user's feed tokens */
@@ -879,6 +941,8 @@ export type RootMutationType = {
   setUserSettings: Maybe<UserSettings>;
   /** Turn one activity notification of the signed-in user on or off */
   updateActivitySetting: Maybe<ActivitySetting>;
+  /** Changes the text of one's own comment */
+  updateComment: Maybe<Comment>;
   /** Changes an event; only its organizer may */
   updateEvent: Maybe<Event>;
   updateLocale: Maybe<User>;
@@ -923,6 +987,15 @@ export type RootMutationTypeChangePasswordArgs = {
 
 export type RootMutationTypeConfirmParticipationArgs = {
   confirmationToken: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeCreateCommentArgs = {
+  eventId: Scalars['ID']['input'];
+  inReplyToCommentId?: InputMaybe<Scalars['ID']['input']>;
+  isAnnouncement?: InputMaybe<Scalars['Boolean']['input']>;
+  language?: InputMaybe<Scalars['String']['input']>;
+  text: Scalars['String']['input'];
 };
 
 
@@ -976,6 +1049,11 @@ export type RootMutationTypeCreateUserArgs = {
 export type RootMutationTypeDeleteAccountArgs = {
   password?: InputMaybe<Scalars['String']['input']>;
   userId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+export type RootMutationTypeDeleteCommentArgs = {
+  commentId: Scalars['ID']['input'];
 };
 
 
@@ -1080,6 +1158,14 @@ export type RootMutationTypeUpdateActivitySettingArgs = {
 };
 
 
+export type RootMutationTypeUpdateCommentArgs = {
+  commentId: Scalars['ID']['input'];
+  isAnnouncement?: InputMaybe<Scalars['Boolean']['input']>;
+  language?: InputMaybe<Scalars['String']['input']>;
+  text: Scalars['String']['input'];
+};
+
+
 export type RootMutationTypeUpdateEventArgs = {
   attributedToId?: InputMaybe<Scalars['ID']['input']>;
   beginsOn?: InputMaybe<Scalars['DateTime']['input']>;
@@ -1170,6 +1256,8 @@ export type RootQueryType = {
   searchPersons: Maybe<Persons>;
   /** Counts about this instance (cached for a short while) */
   statistics: Maybe<Statistics>;
+  /** The replies of a thread, by the id of its first comment */
+  thread: Maybe<Array<Maybe<Comment>>>;
   /** A user, for instance moderators */
   user: Maybe<User>;
   /** Users, for instance moderators */
@@ -1228,6 +1316,11 @@ export type RootQueryTypeSearchPersonsArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
   term?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootQueryTypeThreadArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1492,11 +1585,15 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
   ActionLogObject:
+    | ( CommentRow )
     | ( EventRow )
     | ( PersonParent )
     | ( UserParent )
   ;
-  ActivityObject: ( EventRow );
+  ActivityObject:
+    | ( CommentRow )
+    | ( EventRow )
+  ;
   Actor: ( PersonParent );
   Interactable: ( EventRow );
 };
@@ -1530,6 +1627,8 @@ export type ResolversTypes = {
   Auth: ResolverTypeWrapper<Auth>;
   AuthApplication: ResolverTypeWrapper<AuthApplication>;
   AuthApplicationToken: ResolverTypeWrapper<AuthApplicationToken>;
+  Comment: ResolverTypeWrapper<CommentRow>;
+  CommentVisibility: CommentVisibility;
   Config: ResolverTypeWrapper<InstanceConfig>;
   Contact: Contact;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
@@ -1575,6 +1674,7 @@ export type ResolversTypes = {
   MediaMetadata: ResolverTypeWrapper<MediaMetadata>;
   NotificationPendingEnum: NotificationPendingEnum;
   OauthProvider: ResolverTypeWrapper<OauthProvider>;
+  PaginatedCommentList: ResolverTypeWrapper<Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Comment']>>> }>;
   PaginatedEventList: ResolverTypeWrapper<Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Event']>>> }>;
   PaginatedMediaList: ResolverTypeWrapper<Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Media']>>> }>;
   PaginatedParticipantList: ResolverTypeWrapper<Omit<PaginatedParticipantList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Participant']>>> }>;
@@ -1642,6 +1742,7 @@ export type ResolversParentTypes = {
   Auth: Auth;
   AuthApplication: AuthApplication;
   AuthApplicationToken: AuthApplicationToken;
+  Comment: CommentRow;
   Config: InstanceConfig;
   Contact: Contact;
   DateTime: Scalars['DateTime']['output'];
@@ -1677,6 +1778,7 @@ export type ResolversParentTypes = {
   MediaInputObject: MediaInputObject;
   MediaMetadata: MediaMetadata;
   OauthProvider: OauthProvider;
+  PaginatedCommentList: Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Comment']>>> };
   PaginatedEventList: Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Event']>>> };
   PaginatedMediaList: Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Media']>>> };
   PaginatedParticipantList: Omit<PaginatedParticipantList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Participant']>>> };
@@ -1713,11 +1815,11 @@ export type ResolversParentTypes = {
 };
 
 export type ActionLogObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActionLogObject'] = ResolversParentTypes['ActionLogObject']> = {
-  __resolveType: TypeResolveFn<'Event' | 'Person' | 'User', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Comment' | 'Event' | 'Person' | 'User', ParentType, ContextType>;
 };
 
 export type ActivityObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityObject'] = ResolversParentTypes['ActivityObject']> = {
-  __resolveType: TypeResolveFn<'Event', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Comment' | 'Event', ParentType, ContextType>;
 };
 
 export type ActivitySettingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivitySetting'] = ResolversParentTypes['ActivitySetting']> = {
@@ -1829,6 +1931,31 @@ export type AuthApplicationTokenResolvers<ContextType = GraphQLContext, ParentTy
   lastUsedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type CommentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Comment'] = ResolversParentTypes['Comment']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
+  attributedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  deletedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  inReplyToComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  isAnnouncement?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  language?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  local?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  originComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
+  primaryLanguage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  publishedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  replies?: Resolver<Maybe<Array<Maybe<ResolversTypes['Comment']>>>, ParentType, ContextType>;
+  text?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  threadLanguages?: Resolver<Array<Maybe<ResolversTypes['String']>>, ParentType, ContextType>;
+  totalReplies?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  uuid?: Resolver<Maybe<ResolversTypes['UUID']>, ParentType, ContextType>;
+  visibility?: Resolver<Maybe<ResolversTypes['CommentVisibility']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type ConfigResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Config'] = ResolversParentTypes['Config']> = {
   analytics?: Resolver<Maybe<Array<Maybe<ResolversTypes['Analytics']>>>, ParentType, ContextType>;
   anonymous?: Resolver<Maybe<ResolversTypes['Anonymous']>, ParentType, ContextType>;
@@ -1892,6 +2019,7 @@ export type EventResolvers<ContextType = GraphQLContext, ParentType extends Reso
   attributedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
   beginsOn?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   category?: Resolver<Maybe<ResolversTypes['EventCategory']>, ParentType, ContextType>;
+  comments?: Resolver<Maybe<Array<Maybe<ResolversTypes['Comment']>>>, ParentType, ContextType>;
   contacts?: Resolver<Maybe<Array<Maybe<ResolversTypes['Actor']>>>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   draft?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
@@ -2052,6 +2180,11 @@ export type OauthProviderResolvers<ContextType = GraphQLContext, ParentType exte
   label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type PaginatedCommentListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedCommentList'] = ResolversParentTypes['PaginatedCommentList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Comment']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PaginatedEventListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedEventList'] = ResolversParentTypes['PaginatedEventList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Event']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -2170,11 +2303,13 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   changeEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeEmailArgs, 'email' | 'password'>>;
   changePassword?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangePasswordArgs, 'newPassword' | 'oldPassword'>>;
   confirmParticipation?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeConfirmParticipationArgs, 'confirmationToken'>>;
+  createComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateCommentArgs, 'eventId' | 'language' | 'text'>>;
   createEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateEventArgs, 'beginsOn' | 'category' | 'contacts' | 'description' | 'draft' | 'joinOptions' | 'language' | 'options' | 'organizerActorId' | 'tags' | 'title' | 'visibility'>>;
   createFeedToken?: Resolver<Maybe<ResolversTypes['FeedToken']>, ParentType, ContextType, Partial<RootMutationTypeCreateFeedTokenArgs>>;
   createPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeCreatePersonArgs, 'name' | 'preferredUsername' | 'summary'>>;
   createUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateUserArgs, 'email' | 'password'>>;
   deleteAccount?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, Partial<RootMutationTypeDeleteAccountArgs>>;
+  deleteComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteCommentArgs, 'commentId'>>;
   deleteEvent?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteEventArgs, 'eventId'>>;
   deleteFeedToken?: Resolver<Maybe<ResolversTypes['DeletedFeedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteFeedTokenArgs, 'token'>>;
   deletePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeDeletePersonArgs, 'id'>>;
@@ -2190,6 +2325,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   sendResetPassword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeSendResetPasswordArgs, 'email'>>;
   setUserSettings?: Resolver<Maybe<ResolversTypes['UserSettings']>, ParentType, ContextType, Partial<RootMutationTypeSetUserSettingsArgs>>;
   updateActivitySetting?: Resolver<Maybe<ResolversTypes['ActivitySetting']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateActivitySettingArgs, 'enabled' | 'key' | 'method'>>;
+  updateComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateCommentArgs, 'commentId' | 'language' | 'text'>>;
   updateEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateEventArgs, 'contacts' | 'eventId' | 'joinOptions' | 'language' | 'visibility'>>;
   updateLocale?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<RootMutationTypeUpdateLocaleArgs>>;
   updateParticipation?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateParticipationArgs, 'id' | 'role'>>;
@@ -2213,6 +2349,7 @@ export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType exte
   persons?: Resolver<Maybe<ResolversTypes['PaginatedPersonList']>, ParentType, ContextType, RequireFields<RootQueryTypePersonsArgs, 'domain' | 'limit' | 'local' | 'name' | 'page' | 'preferredUsername' | 'suspended'>>;
   searchPersons?: Resolver<Maybe<ResolversTypes['Persons']>, ParentType, ContextType, RequireFields<RootQueryTypeSearchPersonsArgs, 'limit' | 'page' | 'term'>>;
   statistics?: Resolver<Maybe<ResolversTypes['Statistics']>, ParentType, ContextType>;
+  thread?: Resolver<Maybe<Array<Maybe<ResolversTypes['Comment']>>>, ParentType, ContextType, RequireFields<RootQueryTypeThreadArgs, 'id'>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootQueryTypeUserArgs, 'id'>>;
   users?: Resolver<Maybe<ResolversTypes['Users']>, ParentType, ContextType, RequireFields<RootQueryTypeUsersArgs, 'direction' | 'email' | 'limit' | 'page' | 'sort'>>;
 };
@@ -2348,6 +2485,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Auth?: AuthResolvers<ContextType>;
   AuthApplication?: AuthApplicationResolvers<ContextType>;
   AuthApplicationToken?: AuthApplicationTokenResolvers<ContextType>;
+  Comment?: CommentResolvers<ContextType>;
   Config?: ConfigResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeletedFeedToken?: DeletedFeedTokenResolvers<ContextType>;
@@ -2374,6 +2512,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Media?: MediaResolvers<ContextType>;
   MediaMetadata?: MediaMetadataResolvers<ContextType>;
   OauthProvider?: OauthProviderResolvers<ContextType>;
+  PaginatedCommentList?: PaginatedCommentListResolvers<ContextType>;
   PaginatedEventList?: PaginatedEventListResolvers<ContextType>;
   PaginatedMediaList?: PaginatedMediaListResolvers<ContextType>;
   PaginatedParticipantList?: PaginatedParticipantListResolvers<ContextType>;

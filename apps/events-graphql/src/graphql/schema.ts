@@ -1,6 +1,7 @@
 import { mergeResolvers } from '@graphql-tools/merge';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
+import { commentsResolvers } from '../modules/comments/comments.resolvers.js';
 import { configResolvers } from '../modules/config/config.resolvers.js';
 import { eventsResolvers } from '../modules/events/events.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
@@ -23,6 +24,7 @@ const MODULE_RESOLVERS: Resolvers[] = [
   personsResolvers,
   mediaResolvers,
   eventsResolvers,
+  commentsResolvers,
   participationsResolvers,
 ];
 

@@ -729,3 +729,106 @@ ${FULL_EVENT_FRAGMENT}`,
 }
 ${FULL_EVENT_FRAGMENT}`,
 };
+
+const COMMENT_FIELDS_FRAGMENT = `fragment CommentFields on Comment {
+  id
+  uuid
+  url
+  text
+  visibility
+  local
+  actor {
+    ...ActorFragment
+  }
+  attributedTo {
+    ...ActorFragment
+  }
+  totalReplies
+  insertedAt
+  updatedAt
+  deletedAt
+  publishedAt
+  isAnnouncement
+  language
+}
+${ACTOR_FRAGMENT}`;
+
+const COMMENT_RECURSIVE_FRAGMENT = `fragment CommentRecursive on Comment {
+  ...CommentFields
+  inReplyToComment {
+    ...CommentFields
+  }
+  originComment {
+    ...CommentFields
+  }
+  replies {
+    ...CommentFields
+    inReplyToComment {
+      ...CommentFields
+    }
+    originComment {
+      ...CommentFields
+    }
+    replies {
+      ...CommentFields
+    }
+  }
+}
+${COMMENT_FIELDS_FRAGMENT}`;
+
+/** The reference web client's comment documents (`src/graphql/comment.ts`, issue 13 §4), as it writes them. */
+export const COMMENT_DOCUMENTS: Readonly<Record<string, string>> = {
+  FetchThreadReplies: `query FetchThreadReplies($threadId: ID!) {
+  thread(id: $threadId) {
+    ...CommentRecursive
+  }
+}
+${COMMENT_RECURSIVE_FRAGMENT}`,
+  CommentThreads: `query CommentThreads($eventUUID: UUID!) {
+  event(uuid: $eventUUID) {
+    id
+    uuid
+    comments {
+      ...CommentFields
+    }
+  }
+}
+${COMMENT_FIELDS_FRAGMENT}`,
+  CommentThreadsWithReplies: `query CommentThreadsWithReplies($eventUUID: UUID!) {
+  event(uuid: $eventUUID) {
+    id
+    uuid
+    comments {
+      ...CommentRecursive
+    }
+  }
+}
+${COMMENT_RECURSIVE_FRAGMENT}`,
+  CreateCommentFromEvent: `mutation CreateCommentFromEvent(
+  $eventId: ID!
+  $text: String!
+  $inReplyToCommentId: ID
+  $isAnnouncement: Boolean
+) {
+  createComment(
+    eventId: $eventId
+    text: $text
+    inReplyToCommentId: $inReplyToCommentId
+    isAnnouncement: $isAnnouncement
+  ) {
+    ...CommentRecursive
+  }
+}
+${COMMENT_RECURSIVE_FRAGMENT}`,
+  DeleteComment: `mutation DeleteComment($commentId: ID!) {
+  deleteComment(commentId: $commentId) {
+    id
+  }
+}`,
+  UpdateComment: `mutation UpdateComment($commentId: ID!, $text: String!) {
+  updateComment(commentId: $commentId, text: $text) {
+    ...CommentFields
+  }
+}
+${COMMENT_FIELDS_FRAGMENT}`,
+};

@@ -11,6 +11,8 @@ import { profileLinksOwnTables } from './20261127040000-profile-links-own-tables
 import { signedInClientTables } from './20261127050000-signed-in-client-tables.js';
 import { createEvents } from './20261127060000-create-events.js';
 import { createParticipants } from './20261127070000-create-participants.js';
+import { createActionLogs } from './20261127080000-create-action-logs.js';
+import { createComments } from './20261127080100-create-comments.js';
 import { eventDetails } from './20261127090000-event-details.js';
 
 // `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
@@ -35,6 +37,8 @@ export function migrationSets(): MigrationSet[] {
         signedInClientTables,
         createEvents,
         createParticipants,
+        createActionLogs,
+        createComments,
         eventDetails,
       ],
     },

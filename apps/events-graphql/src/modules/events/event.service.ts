@@ -4,6 +4,8 @@ import { BadInput, Forbidden, NotFound, type JobQueue } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import { sanitizeRemoteHtml, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { ActingModerator } from '../action-logs/acting-moderator.js';
+import type { ActionLogStore } from '../action-logs/action-log.store.js';
 import type { MediaService, PictureChoice, StagedMedia } from '../media/media.service.js';
 import { addEventCreator } from '../participations/event-creator.js';
 import { checkEventInput, sanitizedOptions } from './event-checks.js';
@@ -97,6 +99,8 @@ export interface EventServiceOptions {
   media: MediaService;
   queue: JobQueue;
   clock: () => Date;
+  /** Where a moderator's deletion of someone else's event is logged. */
+  actionLogs: ActionLogStore;
   /** Event URLs are `<publicUrl>/events/<uuid>`. */
   publicUrl: string;
   /** Events lasting longer are long events (`durationOfLongEvent`); 0 turns long events off. */
@@ -281,14 +285,33 @@ export class EventService {
     });
   }
 
-  /** Removes an event: its organizer's owner, or an instance moderator. */
-  async remove(user: SessionUser, eventId: string, isModerator: boolean): Promise<EventRow> {
+  /**
+   * Removes an event: its organizer's owner, or an instance moderator (`moderator`: their acting
+   * profile, null when they have none), whose deletion of someone else's event is logged.
+   */
+  async remove(user: SessionUser, eventId: string, moderator: ActingModerator | null): Promise<EventRow> {
     const current = await this.findForWrite(eventId);
-    if (!isModerator && !(await this.ownsProfile(user, current.organizerActorId))) {
-      throw new Forbidden(EVENT_MESSAGES.cannotDelete, REFUSAL);
-    }
-    await this.options.sequelize.query('DELETE FROM events WHERE id = :id', {
-      replacements: { id: current.id },
+    const owner = await this.ownsProfile(user, current.organizerActorId);
+    if (!owner && !moderator) throw new Forbidden(EVENT_MESSAGES.cannotDelete, REFUSAL);
+    const loggedAs = owner ? null : moderator;
+    await this.options.sequelize.transaction(async (transaction) => {
+      // not-shown.md §6.16: the moderator's deletion is logged (EVENT_DELETION), with the event as it was.
+      if (loggedAs) {
+        await this.options.actionLogs.record(
+          {
+            actorId: loggedAs.actorId,
+            action: 'delete',
+            targetType: 'Event',
+            targetId: current.id,
+            changes: { ...current },
+          },
+          transaction,
+        );
+      }
+      await this.options.sequelize.query('DELETE FROM events WHERE id = :id', {
+        transaction,
+        replacements: { id: current.id },
+      });
     });
     return current;
   }
