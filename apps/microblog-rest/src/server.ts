@@ -9,6 +9,8 @@ import { hotReadsRouter } from './http/hot-reads.js';
 import { accountsRouter } from './api/v1/accounts.js';
 import { appsRouter } from './api/v1/apps.js';
 import { instanceV1Router } from './api/v1/instance.js';
+import { statusesRouter } from './api/v1/statuses.js';
+import { timelinesRouter } from './api/v1/timelines.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
 import { mediaV2Router } from './api/v2/media.js';
@@ -107,6 +109,21 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(appsRouter(ctx.oauth, bodyLimitBytes));
   app.use(instanceV1Router(ctx.instanceDocuments));
   app.use(mediaV1Router(mediaDeps));
+  const statusDeps = {
+    statuses: ctx.statuses,
+    accounts,
+    oauth: ctx.oauth,
+    guards,
+    publicUrl,
+    json: { publicUrl, mediaUrl: (key: string) => ctx.media.urlOf(key) },
+  };
+  app.use(
+    statusesRouter({
+      ...statusDeps,
+      accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+    }),
+  );
+  app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines }));
   // /api/v2/* (api/v2/<resource>.ts)
   app.use(instanceV2Router(ctx.instanceDocuments));
   app.use(mediaV2Router(mediaDeps));
@@ -147,6 +164,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.pushHub.registerWorker();
       await ctx.media.registerWorker();
       await ctx.remoteMedia.jobs.registerWorker();
+      await ctx.statuses.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       // Web processes only enqueue: housekeeping runs where workers run.
