@@ -4,6 +4,7 @@ import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
+import { earlyStatusesRouter } from './api/statuses.js';
 import { hotReads } from './api/hot-reads.js';
 import { hotReadsRouter } from './http/hot-reads.js';
 import { accountsRouter } from './api/v1/accounts.js';
@@ -91,8 +92,17 @@ export function createApp(ctx: AppContext): express.Express {
   // / and /health (http/)
   app.use(homeRouter(ctx.instance, config.instance.sourceUrl));
   app.use(healthRouter(ctx.sequelize));
-  // /api/accounts/:id, the early API (api/)
+  const statusDeps = {
+    statuses: ctx.statuses,
+    accounts,
+    oauth: ctx.oauth,
+    guards,
+    publicUrl,
+    json: { publicUrl, mediaUrl: (key: string) => ctx.media.urlOf(key) },
+  };
+  // /api/accounts/:id and /api/statuses*, the early API (api/)
   app.use(earlyAccountsRouter(accounts, ctx.users, ctx.rateLimiter, publicUrl));
+  app.use(earlyStatusesRouter({ ...statusDeps, users: ctx.users, limiter: ctx.rateLimiter }));
   // The hot reads (api/hot-reads.ts), before the routers whose paths they share (`accounts/:id`)
   app.use(hotReadsRouter(hotReads(ctx), guards));
   // /api/v1/* (api/v1/<resource>.ts)
@@ -109,14 +119,6 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(appsRouter(ctx.oauth, bodyLimitBytes));
   app.use(instanceV1Router(ctx.instanceDocuments));
   app.use(mediaV1Router(mediaDeps));
-  const statusDeps = {
-    statuses: ctx.statuses,
-    accounts,
-    oauth: ctx.oauth,
-    guards,
-    publicUrl,
-    json: { publicUrl, mediaUrl: (key: string) => ctx.media.urlOf(key) },
-  };
   app.use(
     statusesRouter({
       ...statusDeps,

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
+import sharp from 'sharp';
 import {
   registerApp,
   signedInAccount,
@@ -279,6 +280,132 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     const empty = await rest<Json[]>(t.url, `/api/v1/timelines/tag/paging?max_id=${posted[0]}`);
     expect(empty.body).to.deep.equal([]);
   });
+
+  it("attaches the author's own uploads in order; another user's upload is refused and stays free", async () => {
+    const mine = await upload(alice);
+    const theirs = await upload(carol);
+    const refused = await post(alice, { status: 'with media', media_ids: [mine, theirs] });
+    expect(refused.status).to.equal(422);
+    expect(refused.body.error).to.equal(`Media ${theirs} not found or already attached to another post`);
+    // Nothing half-written: alice's upload is still free to attach.
+    const posted = await post(alice, { media_ids: [mine], sensitive: true, spoiler_text: 'cw' });
+    expect(posted.status).to.equal(200);
+    expect(posted.body).to.include({ sensitive: true, spoiler_text: 'cw', content: '' });
+    const media = posted.body.media_attachments as Json[];
+    expect(media.map((m) => m.id)).to.deep.equal([mine]);
+    expect(media[0]!.url).to.be.a('string');
+    // Attached once: a second status cannot take it.
+    expect((await post(alice, { status: 'again', media_ids: [mine] })).status).to.equal(422);
+    const onlyMedia = await rest<Json[]>(t.url, '/api/v1/timelines/public?only_media=true&local=true');
+    expect(onlyMedia.body.map((s) => s.id)).to.deep.equal([posted.body.id]);
+    const remote = await rest<Json[]>(t.url, '/api/v1/timelines/public?remote=true');
+    expect(remote.body).to.deep.equal([]);
+  });
+
+  it('edits keep a history and a source; mentions and tags follow the new text', async () => {
+    const original = (await post(alice, { status: 'first draft #draft' })).body;
+    const id = String(original.id);
+    const edited = await rest(t.url, `/api/v1/statuses/${id}`, {
+      method: 'PUT',
+      token: alice.token,
+      json: { status: 'second draft #final', spoiler_text: 'edited' },
+    });
+    expect(edited.status).to.equal(200);
+    expect(edited.body.edited_at).to.be.a('string');
+    expect(edited.body.tags).to.deep.equal([{ name: 'final', url: `${t.url}/tags/final` }]);
+    const history = await rest<Json[]>(t.url, `/api/v1/statuses/${id}/history`);
+    expect(history.body.map((v) => v.spoiler_text)).to.deep.equal(['', 'edited']);
+    expect(String(history.body[0]!.content)).to.include('first draft');
+    expect(String(history.body[1]!.content)).to.include('second draft');
+    const source = await rest(t.url, `/api/v1/statuses/${id}/source`, { token: alice.token });
+    expect(source.body).to.deep.equal({ id, text: 'second draft #final', spoiler_text: 'edited' });
+    const byOther = await rest(t.url, `/api/v1/statuses/${id}`, {
+      method: 'PUT',
+      token: bob.token,
+      json: { status: 'x' },
+    });
+    expect(byOther.status).to.equal(404);
+    const tagged = await rest<Json[]>(t.url, '/api/v1/timelines/tag/draft');
+    expect(tagged.body.map((s) => s.id)).to.not.include(id);
+  });
+
+  it('bookmarks, pins (own only) and conversation mutes show in the viewer flags', async () => {
+    const status = (await post(alice, { status: 'flag me' })).body;
+    const id = String(status.id);
+    expect((await act(bob, id, 'bookmark')).body).to.include({ bookmarked: true });
+    expect((await act(bob, id, 'unbookmark')).body).to.include({ bookmarked: false });
+    expect((await act(bob, id, 'mute')).body).to.include({ muted: true });
+    expect((await act(bob, id, 'unmute')).body).to.include({ muted: false });
+    expect((await act(alice, id, 'pin')).body).to.include({ pinned: true });
+    expect((await act(alice, id, 'unpin')).body).to.include({ pinned: false });
+    const others = await act(bob, id, 'pin');
+    expect(others.status).to.equal(422);
+    // `pinned` is shown on the viewer's own statuses only.
+    expect((await rest(t.url, `/api/v1/statuses/${id}`, { token: bob.token })).body).to.not.have.property(
+      'pinned',
+    );
+    expect((await act(bob, '123abc', 'favourite')).status).to.equal(404);
+  });
+
+  it('tag timelines take any[], all[] and none[]', async () => {
+    const a = String((await post(carol, { status: 'one #cats' })).body.id);
+    const b = String((await post(carol, { status: 'two #cats #dogs' })).body.id);
+    const c = String((await post(carol, { status: 'three #birds' })).body.id);
+    const ids = async (query: string) =>
+      (await rest<Json[]>(t.url, `/api/v1/timelines/tag/cats${query}`)).body.map((s) => s.id);
+    expect(await ids('')).to.deep.equal([b, a]);
+    expect(await ids('?any[]=birds')).to.deep.equal([c, b, a]);
+    expect(await ids('?all[]=dogs')).to.deep.equal([b]);
+    expect(await ids('?none[]=dogs')).to.deep.equal([a]);
+    expect(await ids('?none[]=DOGS')).to.deep.equal([a]);
+  });
+
+  it('the early API (seed): POST /api/statuses, GET /api/statuses/:id and reblog with HTTP basic', async () => {
+    const basic = (who: Signed, password = who.password) => ({
+      Authorization: `Basic ${Buffer.from(`${who.email}:${password}`).toString('base64')}`,
+    });
+    const form = (fields: Record<string, string>) => new URLSearchParams(fields);
+    const created = await rest(t.url, '/api/statuses', {
+      method: 'POST',
+      headers: basic(alice),
+      body: form({ status: 'early days' }),
+    });
+    expect(created.status).to.equal(200);
+    expectShape(created.body, { ...STATUS_SHAPE, ...VIEWER_FLAGS, pinned: 'boolean' });
+    expect(created.body.application).to.equal(null);
+    const id = String(created.body.id);
+    const reply = await rest(t.url, '/api/statuses', {
+      method: 'POST',
+      headers: basic(bob),
+      body: form({ status: 'early reply', in_reply_to_id: id }),
+    });
+    expect(reply.body.in_reply_to_id).to.equal(id);
+    const read = await rest(t.url, `/api/statuses/${id}`, { headers: basic(bob) });
+    expect(read.body).to.include({ id, replies_count: 1 });
+    const reblog = await rest(t.url, `/api/statuses/${id}/reblog`, { method: 'POST', headers: basic(bob) });
+    expect((reblog.body.reblog as Json).id).to.equal(id);
+    const denied = await rest(t.url, `/api/statuses/${id}`, { headers: basic(bob, 'wrong password') });
+    expect(denied.status).to.equal(401);
+    expect(denied.headers.get('www-authenticate')).to.match(/^Basic realm=/);
+    expect((await rest(t.url, `/api/statuses/${id}`)).status).to.equal(401);
+  });
+
+  async function upload(who: Signed): Promise<string> {
+    const png = await sharp({
+      create: { width: 8, height: 8, channels: 3, background: { r: 9, g: 9, b: 9 } },
+    })
+      .png()
+      .toBuffer();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'dot.png');
+    const response = await fetch(`${t.url}/api/v2/media`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${who.token}` },
+      body: form,
+    });
+    expect(response.status).to.equal(200);
+    return String(((await response.json()) as Json).id);
+  }
 
   async function countStatuses(): Promise<number> {
     const [row] = await t.ctx.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM statuses', {
