@@ -174,13 +174,27 @@ export const AppContext = {
       const pushHub = overrides.pushHub ?? microblogPushHub(config, infrastructure, actors, federation);
       const rateLimiter =
         overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, safelist: config.rateLimits.safelist });
+      const statuses =
+        overrides.statuses ??
+        new StatusService({
+          sequelize,
+          actors,
+          queue: infrastructure.queue,
+          logger,
+          publicUrl: config.http.publicUrl,
+          limits: { ...config.limits.statuses, maxPinnedStatuses: config.limits.accounts.maxPinnedStatuses },
+          remoteImages: remoteMedia,
+        });
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({
           queue: infrastructure.queue,
           logger: logger.child({ component: 'jobs' }),
           clock: () => new Date(),
-          jobs: [...maintenanceJobs({ users, rateLimiter, pushHub, media }), ...federation.maintenanceJobs()],
+          jobs: [
+            ...maintenanceJobs({ users, rateLimiter, pushHub, media, statuses }),
+            ...federation.maintenanceJobs(),
+          ],
         });
       const parts: AppContextParts = {
         logger,
@@ -222,20 +236,7 @@ export const AppContext = {
         mediaPipeline,
         media,
         remoteMedia,
-        statuses:
-          overrides.statuses ??
-          new StatusService({
-            sequelize,
-            actors,
-            queue: infrastructure.queue,
-            logger,
-            publicUrl: config.http.publicUrl,
-            limits: {
-              ...config.limits.statuses,
-              maxPinnedStatuses: config.limits.accounts.maxPinnedStatuses,
-            },
-            remoteImages: remoteMedia,
-          }),
+        statuses,
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,
         jobs,

@@ -517,6 +517,16 @@ export class StatusService {
     return this.view(row.id, viewerId);
   }
 
+  /** Housekeeping: drops Idempotency-Key answers older than their hour; returns how many went. */
+  async purgeIdempotencyKeys(): Promise<number> {
+    const rows = await this.deps.sequelize.query(
+      `DELETE FROM status_idempotency_keys
+        WHERE created_at < now() - make_interval(secs => ${IDEMPOTENCY_SECONDS}) RETURNING 1`,
+      { type: QueryTypes.SELECT },
+    );
+    return rows.length;
+  }
+
   /** The fan-out job's worker (a no-op on role web); call before the queue starts. */
   async registerWorker(): Promise<void> {
     await this.deps.queue.work<{ statusId: string }>(FAN_OUT_JOB, async (job) => {

@@ -390,6 +390,55 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     expect((await rest(t.url, `/api/statuses/${id}`)).status).to.equal(401);
   });
 
+  it('Idempotency-Key answers expire after the hour; the housekeeping job drops them', async () => {
+    const first = await post(carol, { status: 'keyed' }, { 'Idempotency-Key': 'key-2' });
+    await t.ctx.sequelize.query(
+      "UPDATE status_idempotency_keys SET created_at = now() - interval '61 minutes' WHERE key = 'key-2'",
+    );
+    const second = await post(carol, { status: 'keyed' }, { 'Idempotency-Key': 'key-2' });
+    expect(second.body.id).to.not.equal(first.body.id);
+    await t.ctx.sequelize.query(
+      "UPDATE status_idempotency_keys SET created_at = now() - interval '61 minutes' WHERE key = 'key-2'",
+    );
+    expect(await t.ctx.statuses.purgeIdempotencyKeys()).to.equal(1);
+  });
+
+  it('fan-out: private statuses reach followers, direct ones only mentioned followers', async () => {
+    const dave = await signedInAccount(t, app, 'dave');
+    await t.ctx.federation.follows.follow(dave.id, alice.id, { accepted: true });
+    const priv = (await post(alice, { status: 'for followers', visibility: 'private' })).body;
+    const direct = (await post(alice, { status: 'just you @dave', visibility: 'direct' })).body;
+    await t.ctx.queue.drain([FAN_OUT_JOB]);
+    const home = async (who: Signed) =>
+      (await rest<Json[]>(t.url, '/api/v1/timelines/home?limit=40', { token: who.token })).body.map(
+        (s) => s.id,
+      );
+    expect(await home(dave)).to.include.members([priv.id, direct.id]);
+    const bobs = await home(bob);
+    expect(bobs).to.include(priv.id);
+    expect(bobs).to.not.include(direct.id);
+    expect(await home(carol)).to.not.include.members([priv.id]);
+  });
+
+  it("counters follow every path, a deleted account's cascade included (ADR 0005)", async () => {
+    const erin = await signedInAccount(t, app, 'erin');
+    const target = (await post(alice, { status: 'count me' })).body;
+    const id = String(target.id);
+    await act(erin, id, 'favourite');
+    await act(erin, id, 'reblog');
+    await post(erin, { status: 'a reply', in_reply_to_id: id });
+    await post(erin, { status: 'a private reply', in_reply_to_id: id, visibility: 'private' });
+    const counts = async () => {
+      const body = (await rest(t.url, `/api/v1/statuses/${id}`)).body;
+      return [body.replies_count, body.reblogs_count, body.favourites_count];
+    };
+    // Private replies are not counted (the reference counts public and unlisted ones).
+    expect(await counts()).to.deep.equal([1, 1, 1]);
+    expect((await rest(t.url, `/api/v1/accounts/${erin.id}`)).body).to.include({ statuses_count: 3 });
+    await t.ctx.actors.remove(erin.id);
+    expect(await counts()).to.deep.equal([0, 0, 0]);
+  });
+
   async function upload(who: Signed): Promise<string> {
     const png = await sharp({
       create: { width: 8, height: 8, channels: 3, background: { r: 9, g: 9, b: 9 } },
