@@ -13,6 +13,7 @@ import {
   callerAccount,
   optionalViewer,
   statusJson,
+  statusesJson,
   type StatusRouteDeps,
 } from '../../modules/statuses/statuses-http.js';
 import { loadAccounts } from '../../modules/statuses/views/accounts.view.js';
@@ -26,6 +27,15 @@ export interface StatusesRouterDeps extends StatusRouteDeps {
 }
 
 const byId = { params: z.object({ id: pathParam }) };
+/** `id[]` (4.3, at most 20 as the reference). */
+const idList = z
+  .unknown()
+  .transform((value) =>
+    (Array.isArray(value) ? value : value === undefined ? [] : [value])
+      .filter((item): item is string => typeof item === 'string')
+      .slice(0, 20),
+  )
+  .optional();
 
 /**
  * /api/v1/statuses: post, read, edit (history, source), delete, context, and the viewer's reblog,
@@ -37,6 +47,13 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
 
   router
     .route('/api/v1/statuses')
+    .get(
+      validated({ query: z.object({ id: idList }) }, async ({ query }, res, req) => {
+        const viewer = await optionalViewer(deps, req, res);
+        const ids = await statuses.visibleIds(query.id ?? [], viewer);
+        res.json(await statusesJson(deps, ids, viewer));
+      }),
+    )
     .post(
       guards.requireUser('write:statuses'),
       validated({ body: createStatusParams }, async ({ body }, res, req) => {
@@ -56,7 +73,7 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
         res.json(await statusJson(deps, id, account.id));
       }),
     )
-    .all(methodNotAllowed(['POST']));
+    .all(methodNotAllowed(['GET', 'POST']));
 
   router
     .route('/api/v1/statuses/:id')

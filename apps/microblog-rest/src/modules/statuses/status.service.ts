@@ -13,6 +13,10 @@ import { loadStatusViews, type StatusView } from './views/status.view.js';
 export const RECORD_NOT_FOUND = 'Record not found';
 /** Writes the home feeds of a new status or reblog (fan-out on write). */
 export const FAN_OUT_JOB = 'microblog.statuses.fan-out';
+/** Adds a newly followed account's recent statuses to a home feed, or takes them out on unfollow. */
+export const HOME_MERGE_JOB = 'microblog.home.merge';
+/** How many of a followed account's latest statuses a follow adds to the home feed. */
+const MERGE_LIMIT = 400;
 /** How long an Idempotency-Key answers with the status it made (the reference: 1 hour). */
 const IDEMPOTENCY_SECONDS = 3600;
 /** How far up and down a thread `context` walks (the reference's limits for anonymous callers). */
@@ -527,11 +531,64 @@ export class StatusService {
     return rows.length;
   }
 
-  /** The fan-out job's worker (a no-op on role web); call before the queue starts. */
+  /** The fan-out and home-merge workers (a no-op on role web); call before the queue starts. */
   async registerWorker(): Promise<void> {
     await this.deps.queue.work<{ statusId: string }>(FAN_OUT_JOB, async (job) => {
       await this.fanOut(job.data.statusId);
     });
+    await this.deps.queue.work<{ followerId: string; targetId: string; merge: boolean }>(
+      HOME_MERGE_JOB,
+      async (job) => {
+        const { followerId, targetId, merge } = job.data;
+        if (merge) await this.mergeIntoHome(followerId, targetId);
+        else await this.unmergeFromHome(followerId, targetId);
+      },
+    );
+  }
+
+  /**
+   * Queues the home-feed change of a follow (`merge`) or an unfollow: what the follow and unfollow
+   * paths call once their change is committed.
+   */
+  async queueHomeMerge(followerId: string, targetId: string, merge: boolean): Promise<void> {
+    await this.deps.queue.send(HOME_MERGE_JOB, { followerId, targetId, merge });
+  }
+
+  /** A follow: the target's latest statuses the follower may see join the follower's home feed. */
+  async mergeIntoHome(followerId: string, targetId: string): Promise<number> {
+    const rows = await this.deps.sequelize.query(
+      `INSERT INTO home_feed (account_id, status_id)
+       SELECT $1, s.id FROM statuses s
+        WHERE s.account_id = $2 AND s.deleted_at IS NULL AND ${visibleTo('$1::bigint')}
+          AND EXISTS (SELECT 1 FROM actors a WHERE a.id = $1 AND a.domain IS NULL)
+        ORDER BY s.id DESC LIMIT ${MERGE_LIMIT}
+       ON CONFLICT DO NOTHING RETURNING 1`,
+      { bind: [followerId, targetId], type: QueryTypes.SELECT },
+    );
+    return rows.length;
+  }
+
+  /** An unfollow: the former target's statuses and reblogs leave the follower's home feed. */
+  async unmergeFromHome(followerId: string, targetId: string): Promise<number> {
+    const rows = await this.deps.sequelize.query(
+      `DELETE FROM home_feed h USING statuses s
+        WHERE h.account_id = $1 AND s.id = h.status_id AND s.account_id = $2 RETURNING 1`,
+      { bind: [followerId, targetId], type: QueryTypes.SELECT },
+    );
+    return rows.length;
+  }
+
+  /** GET /api/v1/statuses?id[]=: the ones the viewer may see, in the order asked. */
+  async visibleIds(ids: string[], viewerId: string | null): Promise<string[]> {
+    const valid = [...new Set(ids.filter((id) => isRowId(id)))];
+    if (valid.length === 0) return [];
+    const rows = await this.deps.sequelize.query<{ id: string }>(
+      `SELECT s.id::text AS id FROM statuses s
+        WHERE s.id = ANY($1::bigint[]) AND s.deleted_at IS NULL AND ${visibleTo('$2::bigint')}`,
+      { bind: [valid, viewerId], type: QueryTypes.SELECT },
+    );
+    const found = new Set(rows.map((row) => row.id));
+    return valid.filter((id) => found.has(id));
   }
 
   /**

@@ -10,7 +10,7 @@ import {
 import { rest, type Json } from '../../testing/rest-client.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
-import { FAN_OUT_JOB } from './status.service.js';
+import { FAN_OUT_JOB, HOME_MERGE_JOB } from './status.service.js';
 
 type Signed = SeededAccount & { token: string };
 
@@ -437,6 +437,34 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     expect((await rest(t.url, `/api/v1/accounts/${erin.id}`)).body).to.include({ statuses_count: 3 });
     await t.ctx.actors.remove(erin.id);
     expect(await counts()).to.deep.equal([0, 0, 0]);
+  });
+
+  it("a follow merges the followed account's visible statuses into the home feed; an unfollow takes them out", async () => {
+    const frank = await signedInAccount(t, app, 'frank');
+    const pub = (await post(carol, { status: 'before the follow' })).body;
+    const priv = (await post(carol, { status: 'followers, before the follow', visibility: 'private' })).body;
+    const home = async () =>
+      (await rest<Json[]>(t.url, '/api/v1/timelines/home?limit=40', { token: frank.token })).body.map(
+        (s) => s.id,
+      );
+    expect(await home()).to.not.include(pub.id);
+    await t.ctx.federation.follows.follow(frank.id, carol.id, { accepted: true });
+    await t.ctx.statuses.queueHomeMerge(frank.id, carol.id, true);
+    await t.ctx.queue.drain([HOME_MERGE_JOB]);
+    expect(await home()).to.include.members([pub.id, priv.id]);
+    await t.ctx.federation.follows.remove(frank.id, carol.id);
+    await t.ctx.statuses.queueHomeMerge(frank.id, carol.id, false);
+    await t.ctx.queue.drain([HOME_MERGE_JOB]);
+    expect(await home()).to.not.include.members([pub.id]);
+  });
+
+  it('GET /api/v1/statuses?id[]= answers the visible ones in the order asked', async () => {
+    const a = (await post(carol, { status: 'multi a' })).body;
+    const b = (await post(carol, { status: 'multi b', visibility: 'direct' })).body;
+    const c = (await post(carol, { status: 'multi c' })).body;
+    const query = [c.id, b.id, 'nope', a.id].map((id) => `id[]=${String(id)}`).join('&');
+    const answer = await rest<Json[]>(t.url, `/api/v1/statuses?${query}`);
+    expect(answer.body.map((s) => s.id)).to.deep.equal([c.id, a.id]);
   });
 
   async function upload(who: Signed): Promise<string> {
