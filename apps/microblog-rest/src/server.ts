@@ -9,6 +9,8 @@ import { hotReads } from './api/hot-reads.js';
 import { hotReadsRouter } from './http/hot-reads.js';
 import { accountsRouter } from './api/v1/accounts.js';
 import { appsRouter } from './api/v1/apps.js';
+import { bookmarksRouter } from './api/v1/bookmarks.js';
+import { favouritesRouter } from './api/v1/favourites.js';
 import { instanceV1Router } from './api/v1/instance.js';
 import { statusesRouter } from './api/v1/statuses.js';
 import { timelinesRouter } from './api/v1/timelines.js';
@@ -126,6 +128,8 @@ export function createApp(ctx: AppContext): express.Express {
     }),
   );
   app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines }));
+  app.use(favouritesRouter({ ...statusDeps, timelines: ctx.timelines }));
+  app.use(bookmarksRouter({ ...statusDeps, timelines: ctx.timelines }));
   // /api/v2/* (api/v2/<resource>.ts)
   app.use(instanceV2Router(ctx.instanceDocuments));
   app.use(mediaV2Router(mediaDeps));

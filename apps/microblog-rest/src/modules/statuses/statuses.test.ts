@@ -467,6 +467,27 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     expect(answer.body.map((s) => s.id)).to.deep.equal([c.id, a.id]);
   });
 
+  it("GET /api/v1/favourites and /bookmarks list the caller's marks, newest mark first, Link-paged by the mark", async () => {
+    const gina = await signedInAccount(t, app, 'gina');
+    const older = String((await post(carol, { status: 'older' })).body.id);
+    const newer = String((await post(carol, { status: 'newer' })).body.id);
+    // Marked in the other order: the list follows the marks, not the statuses.
+    await act(gina, newer, 'favourite');
+    await act(gina, older, 'favourite');
+    await act(gina, older, 'bookmark');
+    const first = await rest<Json[]>(t.url, '/api/v1/favourites?limit=1', { token: gina.token });
+    expect(first.body.map((s) => s.id)).to.deep.equal([older]);
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+    const second = await rest<Json[]>(t.url, new URL(next!).pathname + new URL(next!).search, {
+      token: gina.token,
+    });
+    expect(second.body.map((s) => s.id)).to.deep.equal([newer]);
+    const bookmarks = await rest<Json[]>(t.url, '/api/v1/bookmarks', { token: gina.token });
+    expect(bookmarks.body.map((s) => s.id)).to.deep.equal([older]);
+    expect(bookmarks.body[0]).to.include({ bookmarked: true, favourited: true });
+    expect((await rest(t.url, '/api/v1/favourites')).status).to.equal(401);
+  });
+
   async function upload(who: Signed): Promise<string> {
     const png = await sharp({
       create: { width: 8, height: 8, channels: 3, background: { r: 9, g: 9, b: 9 } },

@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { visibleTo } from '../statuses/status.model.js';
 import { pageSql, type PageRequest } from './pagination.js';
 
 export interface PublicTimelineFilter {
@@ -72,6 +73,26 @@ export class TimelineService {
       [lower(filter.any), all, lower(filter.none), ...paged.values],
       paged.ascending,
     );
+  }
+
+  /**
+   * GET /api/v1/favourites and /bookmarks: the account's marked statuses it may still see, newest
+   * mark first, paged by the mark's internal id (given back as `cursor`, for the Link header only).
+   */
+  async marked(
+    table: 'favourites' | 'bookmarks',
+    accountId: string,
+    page: PageRequest,
+  ): Promise<Array<{ id: string; cursor: string }>> {
+    const paged = pageSql('x.id', page, 2);
+    const rows = await this.deps.sequelize.query<{ id: string; cursor: string }>(
+      `SELECT x.status_id::text AS id, x.id::text AS cursor FROM ${table} x
+         JOIN statuses s ON s.id = x.status_id AND s.deleted_at IS NULL
+        WHERE x.account_id = $1 AND ${visibleTo('$1::bigint')} AND ${paged.where}
+        ORDER BY ${paged.order} LIMIT ${page.limit}`,
+      { bind: [accountId, ...paged.values], type: QueryTypes.SELECT },
+    );
+    return paged.ascending ? rows.reverse() : rows;
   }
 
   private async ids(sql: string, bind: unknown[], ascending: boolean): Promise<string[]> {
