@@ -15,6 +15,8 @@ import { oauthUserTokens } from './modules/accounts/user-token-issuer.js';
 import { MediaAttachmentService } from './modules/media/media-attachment.service.js';
 import { ProfileImages } from './modules/media/profile-images.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
+import { StatusService } from './modules/statuses/status.service.js';
+import { TimelineService } from './modules/timelines/timeline.service.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
 import { InstanceService } from './modules/instance/instance.service.js';
@@ -57,6 +59,10 @@ export interface AppContextParts {
   media: MediaAttachmentService;
   /** Local copies of remote accounts' avatars and headers (job `media.cache-remote`). */
   remoteMedia: RemoteMedia;
+  /** Statuses: posting, reading, edits, reblogs, favourites, bookmarks, pins, the home fan-out. */
+  statuses: StatusService;
+  /** The pages of the home, public and hashtag timelines. */
+  timelines: TimelineService;
   /** Request limits shared by every process of the service (packages/auth). */
   rateLimiter: RateLimiter;
   /** Revocable sign-in sessions of the web pages. */
@@ -168,13 +174,27 @@ export const AppContext = {
       const pushHub = overrides.pushHub ?? microblogPushHub(config, infrastructure, actors, federation);
       const rateLimiter =
         overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, safelist: config.rateLimits.safelist });
+      const statuses =
+        overrides.statuses ??
+        new StatusService({
+          sequelize,
+          actors,
+          queue: infrastructure.queue,
+          logger,
+          publicUrl: config.http.publicUrl,
+          limits: { ...config.limits.statuses, maxPinnedStatuses: config.limits.accounts.maxPinnedStatuses },
+          remoteImages: remoteMedia,
+        });
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({
           queue: infrastructure.queue,
           logger: logger.child({ component: 'jobs' }),
           clock: () => new Date(),
-          jobs: [...maintenanceJobs({ users, rateLimiter, pushHub, media }), ...federation.maintenanceJobs()],
+          jobs: [
+            ...maintenanceJobs({ users, rateLimiter, pushHub, media, statuses }),
+            ...federation.maintenanceJobs(),
+          ],
         });
       const parts: AppContextParts = {
         logger,
@@ -216,6 +236,8 @@ export const AppContext = {
         mediaPipeline,
         media,
         remoteMedia,
+        statuses,
+        timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,
         jobs,
         sessions:

@@ -4,11 +4,16 @@ import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
+import { earlyStatusesRouter } from './api/statuses.js';
 import { hotReads } from './api/hot-reads.js';
 import { hotReadsRouter } from './http/hot-reads.js';
 import { accountsRouter } from './api/v1/accounts.js';
 import { appsRouter } from './api/v1/apps.js';
+import { bookmarksRouter } from './api/v1/bookmarks.js';
+import { favouritesRouter } from './api/v1/favourites.js';
 import { instanceV1Router } from './api/v1/instance.js';
+import { statusesRouter } from './api/v1/statuses.js';
+import { timelinesRouter } from './api/v1/timelines.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
 import { mediaV2Router } from './api/v2/media.js';
@@ -89,8 +94,17 @@ export function createApp(ctx: AppContext): express.Express {
   // / and /health (http/)
   app.use(homeRouter(ctx.instance, config.instance.sourceUrl));
   app.use(healthRouter(ctx.sequelize));
-  // /api/accounts/:id, the early API (api/)
+  const statusDeps = {
+    statuses: ctx.statuses,
+    accounts,
+    oauth: ctx.oauth,
+    guards,
+    publicUrl,
+    json: { publicUrl, mediaUrl: (key: string) => ctx.media.urlOf(key) },
+  };
+  // /api/accounts/:id and /api/statuses*, the early API (api/)
   app.use(earlyAccountsRouter(accounts, ctx.users, ctx.rateLimiter, publicUrl));
+  app.use(earlyStatusesRouter({ ...statusDeps, users: ctx.users, limiter: ctx.rateLimiter }));
   // The hot reads (api/hot-reads.ts), before the routers whose paths they share (`accounts/:id`)
   app.use(hotReadsRouter(hotReads(ctx), guards));
   // /api/v1/* (api/v1/<resource>.ts)
@@ -107,6 +121,15 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(appsRouter(ctx.oauth, bodyLimitBytes));
   app.use(instanceV1Router(ctx.instanceDocuments));
   app.use(mediaV1Router(mediaDeps));
+  app.use(
+    statusesRouter({
+      ...statusDeps,
+      accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+    }),
+  );
+  app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines }));
+  app.use(favouritesRouter({ ...statusDeps, timelines: ctx.timelines }));
+  app.use(bookmarksRouter({ ...statusDeps, timelines: ctx.timelines }));
   // /api/v2/* (api/v2/<resource>.ts)
   app.use(instanceV2Router(ctx.instanceDocuments));
   app.use(mediaV2Router(mediaDeps));
@@ -147,6 +170,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.pushHub.registerWorker();
       await ctx.media.registerWorker();
       await ctx.remoteMedia.jobs.registerWorker();
+      await ctx.statuses.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       // Web processes only enqueue: housekeeping runs where workers run.

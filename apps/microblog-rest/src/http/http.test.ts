@@ -99,7 +99,7 @@ describe('HTTP conventions of the REST API', () => {
       for (const [method, path] of [
         ['GET', '/api/v1/nothing-here'],
         ['GET', '/api/v3/instance'],
-        ['DELETE', '/api/v1/statuses/1'],
+        ['DELETE', '/api/v1/nothing-here/1'],
         ['GET', '/api'],
       ] as const) {
         const body = await expectJsonError(await fetch(`${t.url}${path}`, { method }), 404);

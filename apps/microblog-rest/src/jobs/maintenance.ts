@@ -13,6 +13,7 @@ export const MAINTENANCE_JOBS = {
   sweepRateLimits: 'microblog.sweep-rate-limits',
   purgePushSubscriptions: 'microblog.purge-push-subscriptions',
   purgeOrphanMedia: 'microblog.purge-orphan-media',
+  purgeIdempotencyKeys: 'microblog.purge-idempotency-keys',
 } as const;
 
 export interface MaintenanceDeps {
@@ -20,10 +21,17 @@ export interface MaintenanceDeps {
   rateLimiter: Pick<RateLimiter, 'sweep'>;
   pushHub: Pick<PushHub, 'purgeExpired'>;
   media: { purgeOrphanFiles(): Promise<number> };
+  statuses: { purgeIdempotencyKeys(): Promise<number> };
 }
 
 /** The microblog's own housekeeping; the federation package adds its jobs beside these. */
-export function maintenanceJobs({ users, rateLimiter, pushHub, media }: MaintenanceDeps): PeriodicJob[] {
+export function maintenanceJobs({
+  users,
+  rateLimiter,
+  pushHub,
+  media,
+  statuses,
+}: MaintenanceDeps): PeriodicJob[] {
   return [
     {
       // The account (actor) goes with its user: the foreign key cascades.
@@ -47,6 +55,12 @@ export function maintenanceJobs({ users, rateLimiter, pushHub, media }: Maintena
       name: MAINTENANCE_JOBS.purgeOrphanMedia,
       periodMs: 10 * MINUTE_MS,
       run: () => media.purgeOrphanFiles(),
+    },
+    {
+      // Idempotency-Key answers of POST /api/v1/statuses are kept one hour.
+      name: MAINTENANCE_JOBS.purgeIdempotencyKeys,
+      periodMs: HOUR_MS,
+      run: () => statuses.purgeIdempotencyKeys(),
     },
   ];
 }

@@ -1,0 +1,101 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { setPageLinks } from '../../http/link-header.js';
+import { validated } from '../../http/request-schema.js';
+import { railsBoolean } from '../../modules/accounts/account-validation.js';
+import type { BearerGuards } from '../../modules/oauth/bearer.js';
+import {
+  callerAccount,
+  optionalViewer,
+  statusesJson,
+  type StatusRouteDeps,
+} from '../../modules/statuses/statuses-http.js';
+import { pageRequest, STATUS_PAGE } from '../../modules/timelines/pagination.js';
+import type { TimelineService } from '../../modules/timelines/timeline.service.js';
+
+export interface TimelinesRouterDeps extends StatusRouteDeps {
+  timelines: TimelineService;
+  guards: BearerGuards;
+  publicUrl: string;
+}
+
+// Optional: zod 4 refuses an absent key otherwise; absent reads as false / none in the handlers.
+const flag = z
+  .unknown()
+  .transform((value) => railsBoolean(value) ?? false)
+  .optional();
+/** `any[]`, `all[]`, `none[]`: an array or one value; anything else reads as none. */
+const tagList = z
+  .unknown()
+  .transform((value) => {
+    const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
+    return list
+      .filter((item): item is string => typeof item === 'string' && item.trim() !== '')
+      .map((item) => item.trim().replace(/^#/, ''));
+  })
+  .optional();
+
+const publicQuery = z.object({ ...STATUS_PAGE, local: flag, remote: flag, only_media: flag });
+
+/** /api/v1/timelines: home (signed in), public and tag (public). Newest first, Link-paged (§2). */
+export function timelinesRouter(deps: TimelinesRouterDeps): Router {
+  const { timelines, guards } = deps;
+  const router = Router();
+
+  const answer = async (req: Request, res: Response, ids: string[], viewer: string | null) => {
+    const json = await statusesJson(deps, ids, viewer);
+    const first = ids[0];
+    const last = ids.at(-1);
+    setPageLinks(req, res, deps.publicUrl, first && last ? { newest: first, oldest: last } : null);
+    res.json(json);
+  };
+
+  router.get(
+    '/api/v1/timelines/home',
+    guards.requireUser('read:statuses'),
+    validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
+      const account = await callerAccount(deps, res);
+      await answer(req, res, await timelines.home(account.id, pageRequest(query, 20)), account.id);
+    }),
+  );
+
+  router.get(
+    '/api/v1/timelines/public',
+    validated({ query: publicQuery }, async ({ query }, res, req) => {
+      const viewer = await optionalViewer(deps, req, res);
+      const filter = {
+        local: query.local ?? false,
+        remote: query.remote ?? false,
+        onlyMedia: query.only_media ?? false,
+      };
+      await answer(req, res, await timelines.public(filter, pageRequest(query, 20)), viewer);
+    }),
+  );
+
+  router.get(
+    '/api/v1/timelines/tag/:hashtag',
+    validated(
+      {
+        params: z.object({ hashtag: z.string() }),
+        query: publicQuery.extend({ any: tagList, all: tagList, none: tagList }),
+      },
+      async ({ params, query }, res, req) => {
+        const viewer = await optionalViewer(deps, req, res);
+        const ids = await timelines.tag(
+          {
+            local: query.local ?? false,
+            remote: query.remote ?? false,
+            onlyMedia: query.only_media ?? false,
+            any: [params.hashtag.replace(/^#/, ''), ...(query.any ?? [])],
+            all: query.all ?? [],
+            none: query.none ?? [],
+          },
+          pageRequest(query, 20),
+        );
+        await answer(req, res, ids, viewer);
+      },
+    ),
+  );
+
+  return router;
+}

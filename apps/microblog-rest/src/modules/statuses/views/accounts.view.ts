@@ -1,0 +1,46 @@
+import type { Role } from '@agora/auth';
+import type { ActorStore } from '@agora/federation';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { SerializableAccount } from '../../../entities/account.js';
+import type { RemoteAccountImages } from '../../accounts/account.service.js';
+
+/**
+ * The accounts of a page of statuses in two queries (actors; owners' roles and settings), whatever
+ * the page's size, plus the cached images of remote ones.
+ */
+export async function loadAccounts(
+  deps: { sequelize: Sequelize; actors: ActorStore; remoteImages?: RemoteAccountImages | undefined },
+  ids: readonly string[],
+): Promise<Map<string, SerializableAccount>> {
+  const unique = [...new Set(ids)];
+  const views = new Map<string, SerializableAccount>();
+  if (unique.length === 0) return views;
+  const [actors, owners] = await Promise.all([
+    deps.actors.findByIds(unique),
+    deps.sequelize.query<{ id: string; role: Role | null; hideCollections: boolean | null }>(
+      `SELECT a.id::text AS id, u.role, coalesce(s.hide_collections, false) AS "hideCollections"
+         FROM actors a
+         LEFT JOIN users u ON u.id = a.user_id
+         LEFT JOIN account_settings s ON s.actor_id = a.id
+        WHERE a.id = ANY($1::bigint[]) AND a.domain IS NULL`,
+      { bind: [unique], type: QueryTypes.SELECT },
+    ),
+  ]);
+  const ownerOf = new Map(owners.map((row) => [row.id, row]));
+  await Promise.all(
+    [...actors.values()].map(async (actor) => {
+      if (actor.local) {
+        const owner = ownerOf.get(actor.id);
+        views.set(actor.id, {
+          actor,
+          role: owner?.role ?? null,
+          hideCollections: owner?.hideCollections ?? false,
+        });
+        return;
+      }
+      const view = { actor, role: null, hideCollections: null };
+      views.set(actor.id, deps.remoteImages ? await deps.remoteImages.withImages(view) : view);
+    }),
+  );
+  return views;
+}

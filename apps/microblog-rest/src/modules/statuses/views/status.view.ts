@@ -1,0 +1,171 @@
+import type { ActorStore } from '@agora/federation';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { SerializableAccount } from '../../../entities/account.js';
+import type { RemoteAccountImages } from '../../accounts/account.service.js';
+import {
+  defineMediaAttachmentModel,
+  toMediaAttachment,
+  type MediaAttachmentRow,
+} from '../../media/media-attachment.model.js';
+import { STATUS_COLUMNS, type StatusRow } from '../status.model.js';
+import { loadAccounts } from './accounts.view.js';
+
+export interface MentionView {
+  id: string;
+  username: string;
+  domain: string | null;
+  url: string | null;
+  uri: string;
+}
+
+/** What the viewer did with a status; null for anonymous callers. */
+export interface ViewerFlags {
+  favourited: boolean;
+  reblogged: boolean;
+  bookmarked: boolean;
+  muted: boolean;
+  pinned: boolean;
+}
+
+/** A status with everything its entity shows (DTO of this view). */
+export interface StatusView {
+  row: StatusRow;
+  account: SerializableAccount;
+  media: MediaAttachmentRow[];
+  mentions: MentionView[];
+  tags: string[];
+  application: { name: string; website: string | null } | null;
+  reblog: StatusView | null;
+  viewer: ViewerFlags | null;
+  /** The account the flags are for (`pinned` is shown on its own statuses only). */
+  viewerId: string | null;
+}
+
+export interface StatusViewDeps {
+  sequelize: Sequelize;
+  actors: ActorStore;
+  remoteImages?: RemoteAccountImages | undefined;
+}
+
+/**
+ * Hydrates statuses for one viewer: a page costs a fixed number of queries (statuses with their
+ * reblogged originals and applications, accounts (2), media, mentions, tags, the viewer's flags),
+ * not one per status. Ids that do not exist are absent from the map; deleted rows are returned too
+ * (the caller decides: DELETE answers the removed status).
+ */
+export async function loadStatusViews(
+  deps: StatusViewDeps,
+  ids: readonly string[],
+  viewerId: string | null,
+): Promise<Map<string, StatusView>> {
+  const result = new Map<string, StatusView>();
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return result;
+  const { sequelize } = deps;
+  type Row = StatusRow & { appName: string | null; appWebsite: string | null };
+  const rows = await sequelize.query<Row>(
+    `WITH wanted AS (SELECT unnest($1::bigint[]) AS id)
+     SELECT ${STATUS_COLUMNS}, app.name AS "appName", app.website AS "appWebsite"
+       FROM statuses s
+       LEFT JOIN oauth_applications app ON app.id = s.application_id
+      WHERE s.id IN (SELECT id FROM wanted)
+         OR s.id IN (SELECT r.reblog_of_id FROM statuses r WHERE r.id IN (SELECT id FROM wanted))`,
+    { bind: [unique], type: QueryTypes.SELECT },
+  );
+  const all = new Map(rows.map((row) => [row.id, row]));
+  const allIds = [...all.keys()];
+  const media = defineMediaAttachmentModel(sequelize);
+  const [accounts, mediaRows, mentions, tags, flags] = await Promise.all([
+    loadAccounts(
+      deps,
+      rows.map((row) => row.accountId),
+    ),
+    media.findAll({ where: { statusId: allIds }, order: [['id', 'ASC']] }),
+    sequelize.query<MentionView & { statusId: string }>(
+      `SELECT m.status_id::text AS "statusId", a.id::text AS id, a.username, a.domain, a.url, a.uri
+         FROM mentions m JOIN actors a ON a.id = m.account_id
+        WHERE m.status_id = ANY($1::bigint[]) ORDER BY a.id`,
+      { bind: [allIds], type: QueryTypes.SELECT },
+    ),
+    sequelize.query<{ statusId: string; name: string }>(
+      `SELECT st.status_id::text AS "statusId", t.name
+         FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
+        WHERE st.status_id = ANY($1::bigint[]) ORDER BY t.name`,
+      { bind: [allIds], type: QueryTypes.SELECT },
+    ),
+    viewerId === null ? Promise.resolve([]) : viewerFlags(sequelize, allIds, viewerId),
+  ]);
+  const group = <T extends { statusId: string }>(list: T[]) => {
+    const by = new Map<string, T[]>();
+    for (const item of list) {
+      const bucket = by.get(item.statusId);
+      if (bucket) bucket.push(item);
+      else by.set(item.statusId, [item]);
+    }
+    return by;
+  };
+  const mediaBy = group(mediaRows.map(toMediaAttachment) as Array<MediaAttachmentRow & { statusId: string }>);
+  const mentionsBy = group(mentions);
+  const tagsBy = group(tags);
+  const flagsBy = new Map(flags.map((f) => [f.id, f]));
+
+  const build = (id: string): StatusView | null => {
+    const row = all.get(id);
+    if (!row) return null;
+    const account = accounts.get(row.accountId);
+    if (!account) return null;
+    const { appName, appWebsite, ...status } = row;
+    const reblog = row.reblogOfId === null ? null : build(row.reblogOfId);
+    if (row.reblogOfId !== null && reblog === null) return null;
+    const viewerFlag = flagsBy.get(id);
+    return {
+      row: { ...status, createdAt: new Date(status.createdAt), editedAt: dateOrNull(status.editedAt) },
+      account,
+      media: mediaBy.get(id) ?? [],
+      mentions: (mentionsBy.get(id) ?? []).map(({ statusId: _statusId, ...mention }) => mention),
+      tags: (tagsBy.get(id) ?? []).map((tag) => tag.name),
+      application: appName === null ? null : { name: appName, website: appWebsite },
+      reblog,
+      viewerId,
+      viewer:
+        viewerId === null
+          ? null
+          : {
+              favourited: viewerFlag?.favourited ?? false,
+              reblogged: viewerFlag?.reblogged ?? false,
+              bookmarked: viewerFlag?.bookmarked ?? false,
+              muted: viewerFlag?.muted ?? false,
+              pinned: viewerFlag?.pinned ?? false,
+            },
+    };
+  };
+  for (const id of unique) {
+    const view = build(id);
+    if (view) result.set(id, view);
+  }
+  return result;
+}
+
+/** One query for the viewer's favourites, reblogs, bookmarks, conversation mutes and pins. */
+function viewerFlags(
+  sequelize: Sequelize,
+  ids: string[],
+  viewerId: string,
+): Promise<Array<ViewerFlags & { id: string }>> {
+  return sequelize.query<ViewerFlags & { id: string }>(
+    `SELECT s.id::text AS id,
+            EXISTS (SELECT 1 FROM favourites x WHERE x.account_id = $2 AND x.status_id = s.id) AS favourited,
+            EXISTS (SELECT 1 FROM statuses x
+                     WHERE x.account_id = $2 AND x.reblog_of_id = s.id AND x.deleted_at IS NULL) AS reblogged,
+            EXISTS (SELECT 1 FROM bookmarks x WHERE x.account_id = $2 AND x.status_id = s.id) AS bookmarked,
+            EXISTS (SELECT 1 FROM conversation_mutes x
+                     WHERE x.account_id = $2 AND x.conversation_id = s.conversation_id) AS muted,
+            EXISTS (SELECT 1 FROM status_pins x WHERE x.account_id = $2 AND x.status_id = s.id) AS pinned
+       FROM statuses s WHERE s.id = ANY($1::bigint[])`,
+    { bind: [ids, viewerId], type: QueryTypes.SELECT },
+  );
+}
+
+function dateOrNull(value: Date | string | null): Date | null {
+  return value === null ? null : new Date(value);
+}

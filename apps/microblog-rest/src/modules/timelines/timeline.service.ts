@@ -1,0 +1,111 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { visibleTo } from '../statuses/status.model.js';
+import { pageSql, type PageRequest } from './pagination.js';
+
+export interface PublicTimelineFilter {
+  local: boolean;
+  remote: boolean;
+  onlyMedia: boolean;
+}
+
+export interface TagTimelineFilter extends PublicTimelineFilter {
+  /** The hashtag of the path and `any[]`: a status has at least one of them. */
+  any: string[];
+  /** `all[]`: a status has every one of them. */
+  all: string[];
+  /** `none[]`: a status has none of them. */
+  none: string[];
+}
+
+/**
+ * The ids of a timeline's page, newest first. Home reads the account's feed (written on post by
+ * the fan-out job, so it is one index scan); public and tag timelines read public, original
+ * statuses through partial indexes. Hydration is the statuses view's.
+ */
+export class TimelineService {
+  constructor(private readonly deps: { sequelize: Sequelize }) {}
+
+  /** GET /api/v1/timelines/home: the account's own and followed accounts' statuses and reblogs. */
+  home(accountId: string, page: PageRequest): Promise<string[]> {
+    const paged = pageSql('h.status_id', page, 2);
+    return this.ids(
+      `SELECT h.status_id::text AS id FROM home_feed h
+         JOIN statuses s ON s.id = h.status_id AND s.deleted_at IS NULL
+        WHERE h.account_id = $1 AND ${paged.where}
+        ORDER BY ${paged.order} LIMIT ${page.limit}`,
+      [accountId, ...paged.values],
+      paged.ascending,
+    );
+  }
+
+  /** GET /api/v1/timelines/public: public original statuses (local, remote, with media). */
+  public(filter: PublicTimelineFilter, page: PageRequest): Promise<string[]> {
+    const paged = pageSql('s.id', page, 1);
+    return this.ids(
+      `SELECT s.id::text AS id FROM statuses s
+        WHERE s.visibility = 'public' AND s.reblog_of_id IS NULL AND s.deleted_at IS NULL
+          ${originFilter(filter)} AND ${paged.where}
+        ORDER BY ${paged.order} LIMIT ${page.limit}`,
+      paged.values,
+      paged.ascending,
+    );
+  }
+
+  /** GET /api/v1/timelines/tag/:hashtag with any[], all[], none[]. */
+  tag(filter: TagTimelineFilter, page: PageRequest): Promise<string[]> {
+    const lower = (tags: string[]) => [...new Set(tags.map((tag) => tag.toLowerCase()))];
+    const paged = pageSql('s.id', page, 4);
+    const has = (param: string) =>
+      `SELECT 1 FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
+        WHERE st.status_id = s.id AND lower(t.name) = ANY(${param}::text[])`;
+    const all = lower(filter.all);
+    return this.ids(
+      `SELECT s.id::text AS id FROM statuses s
+        WHERE s.id IN (SELECT st.status_id FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
+                        WHERE lower(t.name) = ANY($1::text[]))
+          AND s.visibility = 'public' AND s.reblog_of_id IS NULL AND s.deleted_at IS NULL
+          AND (cardinality($2::text[]) = 0 OR (
+                SELECT count(DISTINCT lower(t.name)) FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
+                 WHERE st.status_id = s.id AND lower(t.name) = ANY($2::text[])) = cardinality($2::text[]))
+          AND NOT EXISTS (${has('$3')})
+          ${originFilter(filter)} AND ${paged.where}
+        ORDER BY ${paged.order} LIMIT ${page.limit}`,
+      [lower(filter.any), all, lower(filter.none), ...paged.values],
+      paged.ascending,
+    );
+  }
+
+  /**
+   * GET /api/v1/favourites and /bookmarks: the account's marked statuses it may still see, newest
+   * mark first, paged by the mark's internal id (given back as `cursor`, for the Link header only).
+   */
+  async marked(
+    table: 'favourites' | 'bookmarks',
+    accountId: string,
+    page: PageRequest,
+  ): Promise<Array<{ id: string; cursor: string }>> {
+    const paged = pageSql('x.id', page, 2);
+    const rows = await this.deps.sequelize.query<{ id: string; cursor: string }>(
+      `SELECT x.status_id::text AS id, x.id::text AS cursor FROM ${table} x
+         JOIN statuses s ON s.id = x.status_id AND s.deleted_at IS NULL
+        WHERE x.account_id = $1 AND ${visibleTo('$1::bigint')} AND ${paged.where}
+        ORDER BY ${paged.order} LIMIT ${page.limit}`,
+      { bind: [accountId, ...paged.values], type: QueryTypes.SELECT },
+    );
+    return paged.ascending ? rows.reverse() : rows;
+  }
+
+  private async ids(sql: string, bind: unknown[], ascending: boolean): Promise<string[]> {
+    const rows = await this.deps.sequelize.query<{ id: string }>(sql, { bind, type: QueryTypes.SELECT });
+    const ids = rows.map((row) => row.id);
+    return ascending ? ids.reverse() : ids;
+  }
+}
+
+function originFilter(filter: PublicTimelineFilter): string {
+  const parts: string[] = [];
+  if (filter.local && !filter.remote) parts.push('AND s.local');
+  if (filter.remote && !filter.local) parts.push('AND NOT s.local');
+  if (filter.onlyMedia) parts.push('AND s.has_media');
+  return parts.join(' ');
+}
