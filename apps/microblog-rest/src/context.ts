@@ -14,6 +14,7 @@ import { AccountService } from './modules/accounts/account.service.js';
 import { oauthUserTokens } from './modules/accounts/user-token-issuer.js';
 import { MediaAttachmentService } from './modules/media/media-attachment.service.js';
 import { ProfileImages } from './modules/media/profile-images.js';
+import { RelationshipService } from './modules/relationships/index.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
@@ -48,6 +49,8 @@ export interface AppContextParts {
   pushHub: PushHub;
   /** Local accounts: sign-up, confirmation, the owner's profile, lookups. */
   accounts: AccountService;
+  /** Follows, follow requests, blocks, mutes and domain blocks of local accounts. */
+  relationships: RelationshipService;
   oauth: OAuthService;
   /** Where uploaded files live (disk under `config.media.dir` or S3, served under `/system`). */
   mediaStorage: MediaStorage;
@@ -168,13 +171,39 @@ export const AppContext = {
       const pushHub = overrides.pushHub ?? microblogPushHub(config, infrastructure, actors, federation);
       const rateLimiter =
         overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, safelist: config.rateLimits.safelist });
+      const accounts =
+        overrides.accounts ??
+        new AccountService({
+          sequelize,
+          users,
+          actors,
+          tokens: oauthUserTokens(oauth),
+          mailer: infrastructure.mailer,
+          instance,
+          limits: config.limits.accounts,
+          publicUrl: config.http.publicUrl,
+          instanceTitle: config.instance.title,
+          images: new ProfileImages({
+            pipeline: mediaPipeline,
+            storage: mediaStorage,
+            limits: config.media.limits,
+            tmpDir: config.media.incomingDir,
+            logger,
+          }),
+          remoteImages: remoteMedia,
+        });
+      const relationships =
+        overrides.relationships ?? new RelationshipService({ sequelize, actors, federation, accounts });
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({
           queue: infrastructure.queue,
           logger: logger.child({ component: 'jobs' }),
           clock: () => new Date(),
-          jobs: [...maintenanceJobs({ users, rateLimiter, pushHub, media }), ...federation.maintenanceJobs()],
+          jobs: [
+            ...maintenanceJobs({ users, rateLimiter, pushHub, media, relationships }),
+            ...federation.maintenanceJobs(),
+          ],
         });
       const parts: AppContextParts = {
         logger,
@@ -190,27 +219,8 @@ export const AppContext = {
         actors,
         federation,
         pushHub,
-        accounts:
-          overrides.accounts ??
-          new AccountService({
-            sequelize,
-            users,
-            actors,
-            tokens: oauthUserTokens(oauth),
-            mailer: infrastructure.mailer,
-            instance,
-            limits: config.limits.accounts,
-            publicUrl: config.http.publicUrl,
-            instanceTitle: config.instance.title,
-            images: new ProfileImages({
-              pipeline: mediaPipeline,
-              storage: mediaStorage,
-              limits: config.media.limits,
-              tmpDir: config.media.incomingDir,
-              logger,
-            }),
-            remoteImages: remoteMedia,
-          }),
+        accounts,
+        relationships,
         oauth,
         mediaStorage,
         mediaPipeline,

@@ -137,6 +137,15 @@ export function serializeAccount(view: SerializableAccount, publicUrl: string): 
   return json;
 }
 
+/** MutedAccount (GET /api/v1/mutes): the account and when its mute ends (null: never). */
+export function serializeMutedAccount(
+  view: SerializableAccount,
+  muteExpiresAt: Date | null,
+  publicUrl: string,
+): AccountJson & { mute_expires_at: string | null } {
+  return { ...serializeAccount(view, publicUrl), mute_expires_at: muteExpiresAt?.toISOString() ?? null };
+}
+
 /** verify_credentials / update_credentials: the account with its owner's `source` and `role`. */
 export function serializeCredentialAccount(view: CredentialView, publicUrl: string): CredentialAccountJson {
   const { actor, settings } = view;

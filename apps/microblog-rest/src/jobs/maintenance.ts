@@ -13,6 +13,7 @@ export const MAINTENANCE_JOBS = {
   sweepRateLimits: 'microblog.sweep-rate-limits',
   purgePushSubscriptions: 'microblog.purge-push-subscriptions',
   purgeOrphanMedia: 'microblog.purge-orphan-media',
+  purgeExpiredMutes: 'microblog.purge-expired-mutes',
 } as const;
 
 export interface MaintenanceDeps {
@@ -20,10 +21,17 @@ export interface MaintenanceDeps {
   rateLimiter: Pick<RateLimiter, 'sweep'>;
   pushHub: Pick<PushHub, 'purgeExpired'>;
   media: { purgeOrphanFiles(): Promise<number> };
+  relationships: { purgeExpiredMutes(): Promise<number> };
 }
 
 /** The microblog's own housekeeping; the federation package adds its jobs beside these. */
-export function maintenanceJobs({ users, rateLimiter, pushHub, media }: MaintenanceDeps): PeriodicJob[] {
+export function maintenanceJobs({
+  users,
+  rateLimiter,
+  pushHub,
+  media,
+  relationships,
+}: MaintenanceDeps): PeriodicJob[] {
   return [
     {
       // The account (actor) goes with its user: the foreign key cascades.
@@ -47,6 +55,12 @@ export function maintenanceJobs({ users, rateLimiter, pushHub, media }: Maintena
       name: MAINTENANCE_JOBS.purgeOrphanMedia,
       periodMs: 10 * MINUTE_MS,
       run: () => media.purgeOrphanFiles(),
+    },
+    {
+      // Mutes with a duration, once over (reads already ignore them).
+      name: MAINTENANCE_JOBS.purgeExpiredMutes,
+      periodMs: 10 * MINUTE_MS,
+      run: () => relationships.purgeExpiredMutes(),
     },
   ];
 }

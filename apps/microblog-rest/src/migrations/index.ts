@@ -9,6 +9,7 @@ import { accountOwners } from './20261122030000-account-owners.js';
 import { accountSettings } from './20261122040000-account-settings.js';
 import { mediaAttachments } from './20261123000000-media-attachments.js';
 import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
+import { relationships } from './20261127110100-relationships.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -31,6 +32,7 @@ export function migrationSets(): MigrationSet[] {
         { ...accountSettings, placedAfter: AFTER_FEDERATION },
         mediaAttachments,
         mediaOrphanKeys,
+        relationships,
       ],
     },
   ];

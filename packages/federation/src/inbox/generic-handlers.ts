@@ -14,6 +14,8 @@ export interface GenericHandlerOptions {
   logger: Logger;
   /** Stores a remote actor's updated profile (default: straight into the actor store). */
   storeRemoteActor?: (input: RemoteActorInput) => Promise<Actor>;
+  /** Whether the follower may follow the target at all (blocks); a refused Follow is answered with Reject. */
+  mayFollow?: (follower: Actor, target: Actor) => Promise<boolean>;
   /** Told about each new follow of a local actor (notifications); optional. */
   onFollow?: (follow: { follower: Actor; target: Actor; accepted: boolean }) => Promise<void>;
 }
@@ -47,6 +49,21 @@ export function registerGenericHandlers(inbox: Inbox, options: GenericHandlerOpt
   inbox.on('Follow', async ({ activity, signer }) => {
     const target = await localTarget(activity.object);
     if (!target) return;
+    if (options.mayFollow && !(await options.mayFollow(signer, target))) {
+      if (signer.inboxUrl) {
+        await deliver(
+          {
+            '@context': AS_CONTEXT,
+            id: `${target.uri}#rejects/follows/${encodeURIComponent(String(activity.id ?? signer.id))}`,
+            type: 'Reject',
+            actor: target.uri,
+            object: { id: activity.id, type: 'Follow', actor: signer.uri, object: target.uri },
+          },
+          { senderActorId: target.id, inboxes: [signer.inboxUrl] },
+        );
+      }
+      return;
+    }
     const accepted = !target.manuallyApprovesFollowers;
     const follow = await follows.follow(signer.id, target.id, {
       uri: typeof activity.id === 'string' ? activity.id : null,

@@ -410,6 +410,43 @@ export class AccountService {
     return this.view(actor);
   }
 
+  /**
+   * The views of many accounts in the order given (lists: followers, blocks, search results): one
+   * query for the local owners' roles and choices, whatever the length.
+   */
+  async views(actors: readonly Actor[]): Promise<AccountView[]> {
+    const localIds = actors.filter((actor) => actor.local).map((actor) => actor.id);
+    const owners = new Map<string, { role: Role | null; hideCollections: boolean }>();
+    if (localIds.length > 0) {
+      const rows = await this.deps.sequelize.query<{
+        id: string;
+        role: Role | null;
+        hideCollections: boolean;
+      }>(
+        `SELECT a.id::text AS id, u.role, coalesce(s.hide_collections, false) AS "hideCollections"
+           FROM actors a LEFT JOIN users u ON u.id = a.user_id LEFT JOIN account_settings s ON s.actor_id = a.id
+          WHERE a.id = ANY($1::bigint[])`,
+        { bind: [localIds], type: QueryTypes.SELECT },
+      );
+      for (const row of rows) owners.set(row.id, { role: row.role, hideCollections: row.hideCollections });
+    }
+    return Promise.all(
+      actors.map(async (actor): Promise<AccountView> => {
+        if (!actor.local) {
+          const view: AccountView = { actor, role: null, hideCollections: null };
+          return this.deps.remoteImages ? this.deps.remoteImages.withImages(view) : view;
+        }
+        const owner = owners.get(actor.id);
+        return { actor, role: owner?.role ?? null, hideCollections: owner?.hideCollections ?? false };
+      }),
+    );
+  }
+
+  /** The view of one account (as `findById`, for an actor already loaded). */
+  viewOf(actor: Actor): Promise<AccountView> {
+    return this.view(actor);
+  }
+
   private async view(actor: Actor): Promise<AccountView> {
     if (!actor.local) {
       const view: AccountView = { actor, role: null, hideCollections: null };
