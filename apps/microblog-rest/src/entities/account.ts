@@ -78,6 +78,8 @@ export interface CredentialAccountJson extends AccountJson {
     fields: AccountFieldJson[];
     follow_requests_count: number;
     hide_collections: boolean;
+    /** The seed's `filtered_languages` (an Agora addition; Mastodon clients ignore it). */
+    filtered_languages: string[];
     discoverable: boolean;
     indexable: boolean;
     attribution_domains: string[];
@@ -163,6 +165,7 @@ export function serializeCredentialAccount(view: CredentialView, publicUrl: stri
       })),
       follow_requests_count: view.followRequestsCount,
       hide_collections: settings.hideCollections,
+      filtered_languages: settings.filteredLanguages,
       discoverable: actor.discoverable,
       indexable: actor.indexable,
       attribution_domains: [],

@@ -276,6 +276,15 @@ describe('relationships (microblog, /api/v1)', () => {
     const pages = masto(star).v1.accounts.$select(star.id).followers.list({ limit: 2 });
     for await (const page of pages) seen.push(...page.map((account: mastodon.v1.Account) => account.id));
     expect(seen).to.deep.equal([fans[2]!.id, fans[1]!.id, fans[0]!.id]);
+    // An owner who hides their collections: others see an empty list, the owner the whole one.
+    await rest(t.url, '/api/v1/accounts/update_credentials', {
+      method: 'PATCH',
+      token: star.token,
+      json: { hide_collections: true },
+    });
+    expect((await rest<Json[]>(t.url, `/api/v1/accounts/${star.id}/followers`)).body).to.deep.equal([]);
+    const own = await rest<Json[]>(t.url, `/api/v1/accounts/${star.id}/followers`, { token: star.token });
+    expect(own.body).to.have.lengthOf(3);
     // `limit=1000` is clamped to 80 (§2.5), not refused.
     expect((await rest<Json[]>(t.url, `/api/v1/accounts/${star.id}/following?limit=1000`)).status).to.equal(
       200,
@@ -300,6 +309,32 @@ describe('relationships (microblog, /api/v1)', () => {
       'posting:default:visibility': 'public',
       'reading:expand:spoilers': false,
     });
+  });
+
+  it("keeps the seed's filtered_languages user setting (update_credentials, shown in source)", async () => {
+    const xavier = await signIn('xavier');
+    const patch = (body: URLSearchParams | Json) =>
+      rest(t.url, '/api/v1/accounts/update_credentials', {
+        method: 'PATCH',
+        token: xavier.token,
+        ...(body instanceof URLSearchParams ? { body } : { json: body }),
+      });
+    const form = new URLSearchParams([
+      ['filtered_languages[]', 'DE'],
+      ['filtered_languages[]', 'fr'],
+    ]);
+    expect(((await patch(form)).body.source as Json).filtered_languages).to.deep.equal(['de', 'fr']);
+    const multipart = await masto(xavier).v1.accounts.updateCredentials({
+      filteredLanguages: ['ja', 'ko'],
+    } as Parameters<mastodon.rest.v1.AccountsResource['updateCredentials']>[0]);
+    expect((multipart.source as unknown as Json).filteredLanguages).to.deep.equal(['ja', 'ko']);
+    const refused = await patch({ filtered_languages: ['german'] });
+    expect(refused.status).to.equal(422);
+    const credentials = await rest(t.url, '/api/v1/accounts/verify_credentials', { token: xavier.token });
+    expect((credentials.body.source as Json).filtered_languages).to.deep.equal(['ja', 'ko']);
+    expect(((await patch({ filtered_languages: '' })).body.source as Json).filtered_languages).to.deep.equal(
+      [],
+    );
   });
 
   it('refuses bad input with the status and {"error"} of §2, changing nothing', async () => {
