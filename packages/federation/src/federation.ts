@@ -27,6 +27,12 @@ const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 
 /** Whether `follower` (remote) may follow `target` (local); false refuses the Follow. */
 export type FollowPolicy = (follower: Actor, target: Actor) => Promise<boolean>;
+
+/** What an app does when a remote actor blocks (or unblocks) a local one. */
+export interface BlockListener {
+  blocked(blocker: Actor, target: Actor, uri: string | null): Promise<void>;
+  unblocked(blocker: Actor, target: Actor): Promise<void>;
+}
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
@@ -71,6 +77,7 @@ export class Federation {
   /** Hosts named in `allowPrivateHosts`: test and LAN peers, which may answer WebFinger over plain http. */
   private readonly plainHttpHosts: Set<string>;
   private readonly followPolicies: FollowPolicy[] = [];
+  private readonly blockListeners: BlockListener[] = [];
 
   constructor(private readonly options: FederationOptions) {
     const { sequelize, queue, logger, actors } = options;
@@ -127,6 +134,12 @@ export class Federation {
       logger,
       // Through the resolver, so its hooks (e.g. caching a new avatar) see inbox updates too.
       storeRemoteActor: (input) => this.remoteActors.store(input),
+      onBlock: async ({ blocker, target, uri }) => {
+        for (const listener of this.blockListeners) await listener.blocked(blocker, target, uri);
+      },
+      onUnblock: async ({ blocker, target }) => {
+        for (const listener of this.blockListeners) await listener.unblocked(blocker, target);
+      },
       mayFollow: async (follower, target) => {
         for (const policy of this.followPolicies) if (!(await policy(follower, target))) return false;
         return true;
@@ -140,6 +153,11 @@ export class Federation {
    */
   addFollowPolicy(policy: FollowPolicy): void {
     this.followPolicies.push(policy);
+  }
+
+  /** Told of incoming Block and Undo(Block) from remote actors (after the follows between them ended). */
+  addBlockListener(listener: BlockListener): void {
+    this.blockListeners.push(listener);
   }
 
   /**

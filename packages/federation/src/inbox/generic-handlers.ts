@@ -16,6 +16,9 @@ export interface GenericHandlerOptions {
   storeRemoteActor?: (input: RemoteActorInput) => Promise<Actor>;
   /** Whether the follower may follow the target at all (blocks); a refused Follow is answered with Reject. */
   mayFollow?: (follower: Actor, target: Actor) => Promise<boolean>;
+  /** Told when a remote actor blocks a local one (`uri`: the Block's id) and when it undoes that. */
+  onBlock?: (block: { blocker: Actor; target: Actor; uri: string | null }) => Promise<void>;
+  onUnblock?: (block: { blocker: Actor; target: Actor }) => Promise<void>;
   /** Told about each new follow of a local actor (notifications); optional. */
   onFollow?: (follow: { follower: Actor; target: Actor; accepted: boolean }) => Promise<void>;
 }
@@ -126,5 +129,15 @@ export function registerGenericHandlers(inbox: Inbox, options: GenericHandlerOpt
     // Advisory on our side, but nobody keeps following across a block.
     await follows.remove(signer.id, target.id);
     await follows.remove(target.id, signer.id);
+    await options.onBlock?.({
+      blocker: signer,
+      target,
+      uri: typeof activity.id === 'string' ? activity.id : null,
+    });
+  });
+
+  inbox.on('Undo:Block', async ({ activity, signer }) => {
+    const target = await localTarget((activity.object as Record<string, unknown>).object);
+    if (target) await options.onUnblock?.({ blocker: signer, target });
   });
 }

@@ -164,6 +164,9 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
     relationships.follow(user, id, choices),
   );
   relationshipWrite('unfollow', 'write:follows', noBody, (user, id) => relationships.unfollow(user, id));
+  relationshipWrite('remove_from_followers', 'write:follows', noBody, (user, id) =>
+    relationships.removeFromFollowers(user, id),
+  );
   relationshipWrite('block', 'write:blocks', noBody, (user, id) => relationships.block(user, id));
   relationshipWrite('unblock', 'write:blocks', noBody, (user, id) => relationships.unblock(user, id));
   relationshipWrite('mute', 'write:mutes', muteParams, (user, id, choices) =>

@@ -35,6 +35,21 @@ export class RelationshipService {
     deps.federation.addFollowPolicy(
       async (follower, target) => !(await this.blocksEither(target.id, follower)),
     );
+    // A remote Block is recorded, so the local account sees `blocked_by` and cannot follow back.
+    deps.federation.addBlockListener({
+      blocked: async (blocker, target, uri) => {
+        await deps.sequelize.query(
+          `INSERT INTO blocks (account_id, target_account_id, uri) VALUES ($1, $2, $3)
+           ON CONFLICT (account_id, target_account_id) DO UPDATE SET uri = EXCLUDED.uri`,
+          { bind: [blocker.id, target.id, uri] },
+        );
+      },
+      unblocked: async (blocker, target) => {
+        await deps.sequelize.query('DELETE FROM blocks WHERE account_id = $1 AND target_account_id = $2', {
+          bind: [blocker.id, target.id],
+        });
+      },
+    });
   }
 
   /** GET /api/v1/accounts/relationships: in the order asked, unknown and repeated ids left out. */
@@ -96,6 +111,18 @@ export class RelationshipService {
     const pending = await this.deps.federation.follows.find(follower.id, viewer.id);
     if (!pending || pending.accepted) throw new NotFound(RECORD_NOT_FOUND);
     await this.deps.federation.rejectFollow(viewer.id, follower.id);
+    return this.relationshipOf(viewer.id, follower.id);
+  }
+
+  /**
+   * POST /api/v1/accounts/:id/remove_from_followers (3.5): ends their follow of the viewer (a remote
+   * follower is told with Reject). Errors: NotFound.
+   */
+  async removeFromFollowers(userId: string, followerId: string): Promise<Relationship> {
+    const viewer = await this.deps.accounts.activeAccount(userId);
+    const follower = await this.target(followerId);
+    const follow = await this.deps.federation.follows.find(follower.id, viewer.id);
+    if (follow?.accepted) await this.deps.federation.rejectFollow(viewer.id, follower.id);
     return this.relationshipOf(viewer.id, follower.id);
   }
 

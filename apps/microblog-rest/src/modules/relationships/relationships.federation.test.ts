@@ -197,6 +197,36 @@ describe('relationships across instances and the early API (microblog)', () => {
     expect(undo.verified, undo.reason).to.equal(true);
   });
 
+  it('a remote Block is recorded: blocked_by shows and a follow back is refused until its Undo', async () => {
+    const lena = await signedInAccount(t, app, 'lena', { scope: 'read write follow' });
+    const masto = createRestAPIClient({ url: t.url, accessToken: lena.token });
+    const mike = remote.addActor('mike');
+    const [mikeAccount] = await masto.v1.accounts.search.list({ q: `mike@${remote.host}`, resolve: true });
+    await masto.v1.accounts.$select(mikeAccount!.id).follow();
+    const block = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${mike.uri}#blocks/1`,
+      type: 'Block',
+      actor: mike.uri,
+      object: `${t.url}/users/lena`,
+    };
+    expect((await remote.send(mike, `${t.url}/users/lena/inbox`, block)).status).to.equal(202);
+    await t.ctx.queue.drain([INBOX_JOB]);
+    const [blocked] = await masto.v1.accounts.relationships.fetch({ id: [mikeAccount!.id] });
+    expect(blocked).to.include({ blockedBy: true, following: false, requested: false });
+    const refused = await rest(t.url, `/api/v1/accounts/${mikeAccount!.id}/follow`, {
+      method: 'POST',
+      token: lena.token,
+    });
+    expect(refused.status).to.equal(403);
+
+    const undo = { ...block, id: `${mike.uri}#blocks/1/undo`, type: 'Undo', object: block };
+    expect((await remote.send(mike, `${t.url}/inbox`, undo)).status).to.equal(202);
+    await t.ctx.queue.drain([INBOX_JOB]);
+    const [after] = await masto.v1.accounts.relationships.fetch({ id: [mikeAccount!.id] });
+    expect(after).to.include({ blockedBy: false });
+  });
+
   it('v1 accounts/search with resolve finds a remote account by WebFinger, then follows it', async () => {
     const judy = await signedInAccount(t, app, 'judy', { scope: 'read write follow' });
     const masto = createRestAPIClient({ url: t.url, accessToken: judy.token });

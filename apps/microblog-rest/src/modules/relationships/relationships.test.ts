@@ -120,6 +120,11 @@ describe('relationships (microblog, /api/v1)', () => {
       notifying: true,
       languages: null,
     });
+    // erin removes dave from her followers (3.5): his follow ends, his choices with it.
+    const removed = await masto(erin).v1.accounts.$select(dave.id).removeFromFollowers();
+    expect(removed).to.include({ followedBy: false });
+    expect((await megalodon(dave).getRelationship(erin.id)).data).to.include({ following: false });
+    await megalodon(dave).followAccount(erin.id);
     const unfollowed = await megalodon(dave).unfollowAccount(erin.id);
     expect(unfollowed.data).to.include({ following: false });
     expect((await masto(erin).v1.accounts.$select(erin.id).fetch()).followersCount).to.equal(0);
