@@ -43,7 +43,7 @@ export function earlyAccountsRouter(
         requireBasicUser(),
         validated({ ...byId, query: pageParams() }, async ({ params, query }, res, req) => {
           const page = await relationships.followList(direction, params.id, query, basicUserOf(res).id);
-          setLinkHeader(req, res, publicUrl, { ...page, count: page.items.length, limit: query.limit });
+          setLinkHeader(req, res, publicUrl, page, query.limit);
           res.json(page.items.map((view) => serializeAccount(view, publicUrl)));
         }),
       )

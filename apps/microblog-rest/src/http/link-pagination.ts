@@ -20,6 +20,8 @@ export interface Page<T> {
   oldest?: string;
   /** The cursor of the newest item (previous page: `min_id`). */
   newest?: string;
+  /** Rows the page read, when items were left out after (suspended accounts): decides `next`. */
+  fetched?: number;
 }
 
 /** `limit` as Mastodon reads it: a number, clamped to `max`; anything else is the default. */
@@ -99,7 +101,8 @@ export function setLinkHeader(
   req: Request,
   res: Response,
   publicUrl: string,
-  page: { oldest?: string; newest?: string; count: number; limit: number },
+  page: Page<unknown>,
+  limit: number,
 ): void {
   const links: string[] = [];
   const url = (key: 'max_id' | 'min_id', value: string) => {
@@ -109,7 +112,8 @@ export function setLinkHeader(
     target.searchParams.set(key, value);
     return `${base.origin}${target.pathname}${target.search}`;
   };
-  if (page.oldest && page.count >= page.limit) links.push(`<${url('max_id', page.oldest)}>; rel="next"`);
+  if (page.oldest && (page.fetched ?? page.items.length) >= limit)
+    links.push(`<${url('max_id', page.oldest)}>; rel="next"`);
   if (page.newest) links.push(`<${url('min_id', page.newest)}>; rel="prev"`);
   if (links.length > 0) res.setHeader('Link', links.join(', '));
 }

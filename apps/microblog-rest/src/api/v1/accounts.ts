@@ -123,7 +123,7 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
         validated({ ...byId, query: pageParams() }, async ({ params, query }, res, req) => {
           const auth = await lookupBearer(req, res, deps.oauth);
           const page = await relationships.followList(direction, params.id, query, auth?.userId ?? null);
-          setLinkHeader(req, res, publicUrl, { ...page, count: page.items.length, limit: query.limit });
+          setLinkHeader(req, res, publicUrl, page, query.limit);
           res.json(page.items.map((view) => serializeAccount(view, publicUrl)));
         }),
       )

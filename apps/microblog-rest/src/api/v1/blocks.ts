@@ -19,7 +19,7 @@ export function blocksRouter(
       guards.requireUser('read:blocks'),
       validated({ query: pageParams() }, async ({ query }, res, req) => {
         const page = await relationships.blockList(userIdOf(res), query);
-        setLinkHeader(req, res, publicUrl, { ...page, count: page.items.length, limit: query.limit });
+        setLinkHeader(req, res, publicUrl, page, query.limit);
         res.json(page.items.map((view) => serializeAccount(view, publicUrl)));
       }),
     )

@@ -23,7 +23,7 @@ export function domainBlocksRouter(
       guards.requireUser('read:blocks'),
       validated({ query: pageParams(100, 200) }, async ({ query }, res, req) => {
         const page = await relationships.domainBlockList(userIdOf(res), query);
-        setLinkHeader(req, res, publicUrl, { ...page, count: page.items.length, limit: query.limit });
+        setLinkHeader(req, res, publicUrl, page, query.limit);
         res.json(page.items);
       }),
     )

@@ -21,7 +21,7 @@ export function followRequestsRouter(
       guards.requireUser('read:follows'),
       validated({ query: pageParams() }, async ({ query }, res, req) => {
         const page = await relationships.followRequests(userIdOf(res), query);
-        setLinkHeader(req, res, publicUrl, { ...page, count: page.items.length, limit: query.limit });
+        setLinkHeader(req, res, publicUrl, page, query.limit);
         res.json(page.items.map((view) => serializeAccount(view, publicUrl)));
       }),
     )

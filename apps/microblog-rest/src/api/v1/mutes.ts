@@ -19,7 +19,7 @@ export function mutesRouter(
       guards.requireUser('read:mutes'),
       validated({ query: pageParams() }, async ({ query }, res, req) => {
         const page = await relationships.muteList(userIdOf(res), query);
-        setLinkHeader(req, res, publicUrl, { ...page, count: page.items.length, limit: query.limit });
+        setLinkHeader(req, res, publicUrl, page, query.limit);
         res.json(page.items.map((view) => serializeMutedAccount(view, view.muteExpiresAt, publicUrl)));
       }),
     )

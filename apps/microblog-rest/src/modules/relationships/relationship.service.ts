@@ -433,7 +433,11 @@ export class RelationshipService {
       (row) => actors.get(row.accountId) && !actors.get(row.accountId)!.suspended,
     );
     const views = await this.deps.accounts.views(shown.map((row) => actors.get(row.accountId)!));
-    return { ...paged, items: views.map((view, index) => ({ ...view, row: shown[index]! })) };
+    return {
+      ...paged,
+      fetched: rows.length,
+      items: views.map((view, index) => ({ ...view, row: shown[index]! })),
+    };
   }
 }
 

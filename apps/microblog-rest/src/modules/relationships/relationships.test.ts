@@ -281,6 +281,16 @@ describe('relationships (microblog, /api/v1)', () => {
     const pages = masto(star).v1.accounts.$select(star.id).followers.list({ limit: 2 });
     for await (const page of pages) seen.push(...page.map((account: mastodon.v1.Account) => account.id));
     expect(seen).to.deep.equal([fans[2]!.id, fans[1]!.id, fans[0]!.id]);
+    // A suspended follower is left out, and the page still links to the next one.
+    await t.ctx.actors.suspend(fans[1]!.id, true);
+    const short = await rest<Json[]>(t.url, `/api/v1/accounts/${star.id}/followers?limit=2`);
+    expect(short.body.map((account) => account.id)).to.deep.equal([fans[2]!.id]);
+    const next = /<([^>]+)>; rel="next"/.exec(short.headers.get('link') ?? '')?.[1];
+    expect(next, 'a next link after a page with a suspended follower').to.be.a('string');
+    const older = await rest<Json[]>(t.url, new URL(next!).pathname + new URL(next!).search);
+    expect(older.body.map((account) => account.id)).to.deep.equal([fans[0]!.id]);
+    await t.ctx.actors.suspend(fans[1]!.id, false);
+
     // An owner who hides their collections: others see an empty list, the owner the whole one.
     await rest(t.url, '/api/v1/accounts/update_credentials', {
       method: 'PATCH',
