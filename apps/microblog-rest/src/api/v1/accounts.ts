@@ -99,6 +99,22 @@ export function accountsRouter(deps: AccountsRouterDeps): Router {
     .all(methodNotAllowed(['GET']));
 
   router
+    .route('/api/v1/accounts/familiar_followers')
+    .get(
+      guards.requireUser('read:follows'),
+      validated({ query: idsQuery }, async ({ query }, res) => {
+        const found = await relationships.familiarFollowers(userIdOf(res), query);
+        res.json(
+          found.map((entry) => ({
+            id: entry.id,
+            accounts: entry.accounts.map((view) => serializeAccount(view, publicUrl)),
+          })),
+        );
+      }),
+    )
+    .all(methodNotAllowed(['GET']));
+
+  router
     .route('/api/v1/accounts/search')
     .get(
       guards.requireUser('read:accounts'),

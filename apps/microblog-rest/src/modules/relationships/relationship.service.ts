@@ -61,6 +61,42 @@ export class RelationshipService {
     return rows.map(toRelationship);
   }
 
+  /**
+   * GET /api/v1/accounts/familiar_followers (3.5): for each account asked, in order, the accounts the
+   * viewer follows that follow it (at most 5 each, suspended ones left out).
+   */
+  async familiarFollowers(
+    userId: string,
+    ids: readonly string[],
+  ): Promise<Array<{ id: string; accounts: AccountView[] }>> {
+    const viewer = await this.deps.accounts.activeAccount(userId);
+    const wanted = [...new Set(ids.filter((id) => isRowId(id)))];
+    if (wanted.length === 0) return [];
+    const rows = await this.deps.sequelize.query<{ id: string; followerIds: string[] }>(
+      `SELECT wanted.id::text AS id,
+              coalesce((SELECT array_agg(x.actor_id::text) FROM (
+                 SELECT theirs.actor_id FROM follows theirs
+                   JOIN follows mine ON mine.actor_id = $1 AND mine.target_actor_id = theirs.actor_id
+                                    AND mine.accepted_at IS NOT NULL
+                   JOIN actors a ON a.id = theirs.actor_id AND a.suspended_at IS NULL
+                  WHERE theirs.target_actor_id = wanted.id AND theirs.accepted_at IS NOT NULL
+                  ORDER BY theirs.id DESC LIMIT 5) x), '{}') AS "followerIds"
+         FROM unnest($2::bigint[]) WITH ORDINALITY AS wanted (id, position)
+         JOIN actors t ON t.id = wanted.id
+        ORDER BY wanted.position`,
+      { bind: [viewer.id, wanted], type: QueryTypes.SELECT },
+    );
+    const actors = await this.deps.actors.findByIds(rows.flatMap((row) => row.followerIds));
+    return Promise.all(
+      rows.map(async (row) => ({
+        id: row.id,
+        accounts: await this.deps.accounts.views(
+          row.followerIds.map((id) => actors.get(id)).filter((actor) => actor !== undefined),
+        ),
+      })),
+    );
+  }
+
   /** The viewer's relationship with one account (what every write answers). */
   async relationshipOf(viewerId: string, targetId: string): Promise<Relationship> {
     const [row] = await RELATIONSHIPS_STATEMENT.rows(this.deps.sequelize, [viewerId, [targetId]]);

@@ -142,6 +142,21 @@ describe('relationships (microblog, /api/v1)', () => {
     expect(answer.body.map((relationship) => relationship.id)).to.deep.equal([heidi.id, grace.id]);
     expect(answer.body.map((relationship) => relationship.following)).to.deep.equal([true, false]);
     for (const relationship of answer.body) expectShape(relationship, RELATIONSHIP);
+    // grace follows heidi too: for frank she is a familiar follower of heidi. (masto.js 8 types this
+    // call's parameter as a bare array, which it sends as `0=…&1=…`: asked as clients that work do.)
+    await masto(frank).v1.accounts.$select(grace.id).follow();
+    await masto(grace).v1.accounts.$select(heidi.id).follow();
+    const familiar = await rest<Array<{ id: string; accounts: Json[] }>>(
+      t.url,
+      `/api/v1/accounts/familiar_followers?id[]=${heidi.id}&id[]=${grace.id}`,
+      { token: frank.token },
+    );
+    expect(
+      familiar.body.map((entry) => [entry.id, entry.accounts.map((account) => account.id)]),
+    ).to.deep.equal([
+      [heidi.id, [grace.id]],
+      [grace.id, []],
+    ]);
     const single = await rest<Json[]>(t.url, `/api/v1/accounts/relationships?id=${grace.id}`, {
       token: frank.token,
     });
