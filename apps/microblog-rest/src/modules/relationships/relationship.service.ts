@@ -430,11 +430,8 @@ export class RelationshipService {
   /** The account a path names; unknown, malformed or suspended ids are 404 "Record not found". */
   private async target(id: string): Promise<Actor> {
     const actor = isRowId(id) ? await this.deps.actors.findById(id) : null;
-    if (
-      !actor ||
-      actor.suspended ||
-      !['Person', 'Service', 'Group', 'Application', 'Organization'].includes(actor.type)
-    )
+    // Local accounts are Persons and Services; the instance actor (a local Application) is none.
+    if (!actor || actor.suspended || (actor.local && !LOCAL_ACCOUNT_TYPES.includes(actor.type)))
       throw new NotFound(RECORD_NOT_FOUND);
     return actor;
   }
@@ -476,6 +473,8 @@ export class RelationshipService {
     };
   }
 }
+
+const LOCAL_ACCOUNT_TYPES: readonly string[] = ['Person', 'Service'];
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);

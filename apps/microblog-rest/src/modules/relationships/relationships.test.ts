@@ -389,6 +389,14 @@ describe('relationships (microblog, /api/v1)', () => {
     });
     expect(selfBlock.status).to.equal(403);
 
+    // The instance actor is no account to follow.
+    const instanceActor = await t.ctx.federation.instanceActor();
+    const notAccount = await rest(t.url, `/api/v1/accounts/${instanceActor.id}/follow`, {
+      method: 'POST',
+      token: victor.token,
+    });
+    expect(notAccount.status).to.equal(404);
+
     const walter = await signIn('walter');
     const anonymous = await rest(t.url, `/api/v1/accounts/${walter.id}/follow`, { method: 'POST' });
     expect(anonymous.status).to.equal(401);
