@@ -14,6 +14,7 @@ import { AccountService } from './modules/accounts/account.service.js';
 import { oauthUserTokens } from './modules/accounts/user-token-issuer.js';
 import { MediaAttachmentService } from './modules/media/media-attachment.service.js';
 import { ProfileImages } from './modules/media/profile-images.js';
+import { RelationshipService } from './modules/relationships/index.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
 import { StatusService } from './modules/statuses/status.service.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
@@ -50,6 +51,8 @@ export interface AppContextParts {
   pushHub: PushHub;
   /** Local accounts: sign-up, confirmation, the owner's profile, lookups. */
   accounts: AccountService;
+  /** Follows, follow requests, blocks, mutes and domain blocks of local accounts. */
+  relationships: RelationshipService;
   oauth: OAuthService;
   /** Where uploaded files live (disk under `config.media.dir` or S3, served under `/system`). */
   mediaStorage: MediaStorage;
@@ -185,6 +188,29 @@ export const AppContext = {
           limits: { ...config.limits.statuses, maxPinnedStatuses: config.limits.accounts.maxPinnedStatuses },
           remoteImages: remoteMedia,
         });
+      const accounts =
+        overrides.accounts ??
+        new AccountService({
+          sequelize,
+          users,
+          actors,
+          tokens: oauthUserTokens(oauth),
+          mailer: infrastructure.mailer,
+          instance,
+          limits: config.limits.accounts,
+          publicUrl: config.http.publicUrl,
+          instanceTitle: config.instance.title,
+          images: new ProfileImages({
+            pipeline: mediaPipeline,
+            storage: mediaStorage,
+            limits: config.media.limits,
+            tmpDir: config.media.incomingDir,
+            logger,
+          }),
+          remoteImages: remoteMedia,
+        });
+      const relationships =
+        overrides.relationships ?? new RelationshipService({ sequelize, actors, federation, accounts });
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({
@@ -192,7 +218,7 @@ export const AppContext = {
           logger: logger.child({ component: 'jobs' }),
           clock: () => new Date(),
           jobs: [
-            ...maintenanceJobs({ users, rateLimiter, pushHub, media, statuses }),
+            ...maintenanceJobs({ users, rateLimiter, pushHub, media, statuses, relationships }),
             ...federation.maintenanceJobs(),
           ],
         });
@@ -210,27 +236,8 @@ export const AppContext = {
         actors,
         federation,
         pushHub,
-        accounts:
-          overrides.accounts ??
-          new AccountService({
-            sequelize,
-            users,
-            actors,
-            tokens: oauthUserTokens(oauth),
-            mailer: infrastructure.mailer,
-            instance,
-            limits: config.limits.accounts,
-            publicUrl: config.http.publicUrl,
-            instanceTitle: config.instance.title,
-            images: new ProfileImages({
-              pipeline: mediaPipeline,
-              storage: mediaStorage,
-              limits: config.media.limits,
-              tmpDir: config.media.incomingDir,
-              logger,
-            }),
-            remoteImages: remoteMedia,
-          }),
+        accounts,
+        relationships,
         oauth,
         mediaStorage,
         mediaPipeline,

@@ -5,12 +5,18 @@ import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
 import { earlyStatusesRouter } from './api/statuses.js';
+import { earlyFollowsRouter } from './api/follows.js';
 import { hotReads } from './api/hot-reads.js';
 import { hotReadsRouter } from './http/hot-reads.js';
 import { accountsRouter } from './api/v1/accounts.js';
 import { appsRouter } from './api/v1/apps.js';
 import { bookmarksRouter } from './api/v1/bookmarks.js';
 import { favouritesRouter } from './api/v1/favourites.js';
+import { blocksRouter } from './api/v1/blocks.js';
+import { domainBlocksRouter } from './api/v1/domain-blocks.js';
+import { followRequestsRouter } from './api/v1/follow-requests.js';
+import { mutesRouter } from './api/v1/mutes.js';
+import { preferencesRouter } from './api/v1/preferences.js';
 import { instanceV1Router } from './api/v1/instance.js';
 import { statusesRouter } from './api/v1/statuses.js';
 import { timelinesRouter } from './api/v1/timelines.js';
@@ -69,7 +75,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(createPushHubRouter(ctx.pushHub));
 
   // The routes, by URL; each file is named after the path it serves (ADR 0015).
-  const { accounts, config } = ctx;
+  const { accounts, relationships, config } = ctx;
   const { publicUrl, bodyLimitBytes } = config.http;
   const guards = bearerGuards(ctx.oauth);
   const mediaDeps: MediaRouterDeps = {
@@ -103,14 +109,18 @@ export function createApp(ctx: AppContext): express.Express {
     json: { publicUrl, mediaUrl: (key: string) => ctx.media.urlOf(key) },
   };
   // /api/accounts/:id and /api/statuses*, the early API (api/)
-  app.use(earlyAccountsRouter(accounts, ctx.users, ctx.rateLimiter, publicUrl));
   app.use(earlyStatusesRouter({ ...statusDeps, users: ctx.users, limiter: ctx.rateLimiter }));
+  // /api/accounts/:id(/following|followers|follow|unfollow) and /api/follows
+  app.use(earlyAccountsRouter(accounts, relationships, ctx.users, ctx.rateLimiter, publicUrl));
+  app.use(earlyFollowsRouter(relationships, ctx.users, ctx.rateLimiter, publicUrl));
   // The hot reads (api/hot-reads.ts), before the routers whose paths they share (`accounts/:id`)
   app.use(hotReadsRouter(hotReads(ctx), guards));
   // /api/v1/* (api/v1/<resource>.ts)
   app.use(
     accountsRouter({
       accounts,
+      relationships,
+      oauth: ctx.oauth,
       guards,
       limiter: ctx.rateLimiter,
       publicUrl,
@@ -119,6 +129,11 @@ export function createApp(ctx: AppContext): express.Express {
     }),
   );
   app.use(appsRouter(ctx.oauth, bodyLimitBytes));
+  app.use(blocksRouter(relationships, guards, publicUrl));
+  app.use(domainBlocksRouter(relationships, guards, publicUrl));
+  app.use(followRequestsRouter(relationships, guards, publicUrl));
+  app.use(mutesRouter(relationships, guards, publicUrl));
+  app.use(preferencesRouter(accounts, guards));
   app.use(instanceV1Router(ctx.instanceDocuments));
   app.use(mediaV1Router(mediaDeps));
   app.use(

@@ -6,9 +6,9 @@ import type { JobQueue, Logger, PeriodicJob } from '@agora/core';
 import type { Sequelize } from 'sequelize';
 import type { ActorStore } from './actors/actor.store.js';
 import type { Actor, ActorType, ActorUrls } from './actors/actor.types.js';
-import { FollowStore, type Follow } from './actors/follow.store.js';
+import { FollowStore, type Follow, type FollowOptions } from './actors/follow.store.js';
 import { instanceActorSigner } from './actors/instance-signer.js';
-import { RemoteActorResolver } from './actors/remote-actors.js';
+import { RemoteActorError, RemoteActorResolver } from './actors/remote-actors.js';
 import { DeliveryService, type DeliveryTiming } from './delivery/index.js';
 import {
   actorDocumentHandler,
@@ -16,7 +16,7 @@ import {
   type ActorDocumentOptions,
   type DiscoveryRouterOptions,
 } from './discovery/index.js';
-import { createGuardedFetch, type GuardedFetch } from './fetch/index.js';
+import { createGuardedFetch, FetchError, type GuardedFetch } from './fetch/index.js';
 import { registerGenericHandlers } from './inbox/generic-handlers.js';
 import { Inbox } from './inbox/inbox.js';
 import type { DeliverPort } from './inbox/inbox.types.js';
@@ -24,6 +24,15 @@ import { DomainBlocks } from './moderation/domain-blocks.js';
 import { sanitizeRemoteHtml } from './sanitize/index.js';
 
 const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
+
+/** Whether `follower` (remote) may follow `target` (local); false refuses the Follow. */
+export type FollowPolicy = (follower: Actor, target: Actor) => Promise<boolean>;
+
+/** What an app does when a remote actor blocks (or unblocks) a local one. */
+export interface BlockListener {
+  blocked(blocker: Actor, target: Actor, uri: string | null): Promise<void>;
+  unblocked(blocker: Actor, target: Actor): Promise<void>;
+}
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
@@ -65,6 +74,10 @@ export class Federation {
   /** Sends from a local actor to inboxes through the durable queue. */
   readonly deliver: DeliverPort;
   private instanceActorPromise: Promise<Actor> | undefined;
+  /** Hosts named in `allowPrivateHosts`: test and LAN peers, which may answer WebFinger over plain http. */
+  private readonly plainHttpHosts: Set<string>;
+  private readonly followPolicies: FollowPolicy[] = [];
+  private readonly blockListeners: BlockListener[] = [];
 
   constructor(private readonly options: FederationOptions) {
     const { sequelize, queue, logger, actors } = options;
@@ -76,6 +89,11 @@ export class Federation {
       blockedHosts: (host) => this.domainBlocks.isSuspendedCached(host),
       sign: instanceActorSigner(actors, async () => (await this.instanceActor()).id),
     });
+    this.plainHttpHosts = new Set(
+      (options.allowPrivateHosts ?? [])
+        .filter((entry) => !entry.includes('/'))
+        .map((entry) => entry.toLowerCase()),
+    );
     this.follows = new FollowStore(sequelize);
     this.remoteActors = new RemoteActorResolver({
       actors,
@@ -116,15 +134,39 @@ export class Federation {
       logger,
       // Through the resolver, so its hooks (e.g. caching a new avatar) see inbox updates too.
       storeRemoteActor: (input) => this.remoteActors.store(input),
+      onBlock: async ({ blocker, target, uri }) => {
+        for (const listener of this.blockListeners) await listener.blocked(blocker, target, uri);
+      },
+      onUnblock: async ({ blocker, target }) => {
+        for (const listener of this.blockListeners) await listener.unblocked(blocker, target);
+      },
+      mayFollow: async (follower, target) => {
+        for (const policy of this.followPolicies) if (!(await policy(follower, target))) return false;
+        return true;
+      },
     });
+  }
+
+  /**
+   * Adds a rule an incoming Follow must pass (e.g. the target has not blocked the follower); a refused
+   * Follow is answered with Reject and stored nowhere. The app's composition root wires it.
+   */
+  addFollowPolicy(policy: FollowPolicy): void {
+    this.followPolicies.push(policy);
+  }
+
+  /** Told of incoming Block and Undo(Block) from remote actors (after the follows between them ended). */
+  addBlockListener(listener: BlockListener): void {
+    this.blockListeners.push(listener);
   }
 
   /**
    * `actorId` (local) follows the actor with id `targetUri`: at once for a local target (pending if
    * it approves followers by hand), else a pending relation and a Follow delivered to the target's
-   * inbox; its Accept (generic handler) completes it. Errors: NotFound, BadInput (self, not local).
+   * inbox; its Accept (generic handler) completes it. A repeated follow only updates its options.
+   * Errors: NotFound, BadInput (self, not local).
    */
-  async follow(actorId: string, targetUri: string): Promise<Follow> {
+  async follow(actorId: string, targetUri: string, options: FollowOptions = {}): Promise<Follow> {
     const { actors } = this.options;
     const actor = await actors.findById(actorId);
     if (!actor?.local) throw new BadInput('Only a local actor can follow');
@@ -133,12 +175,16 @@ export class Federation {
     if (target.id === actor.id) throw new BadInput('An actor cannot follow itself');
     if (target.suspended) throw new NotFound('Actor not found');
     if (target.local)
-      return this.follows.follow(actor.id, target.id, { accepted: !target.manuallyApprovesFollowers });
+      return this.follows.follow(actor.id, target.id, {
+        ...options,
+        accepted: !target.manuallyApprovesFollowers,
+      });
     const existing = await this.follows.find(actor.id, target.id);
-    if (existing) return existing;
-    const uri = `${actor.uri}#follows/${randomUUID()}`;
-    const follow = await this.follows.follow(actor.id, target.id, { uri, accepted: false });
+    if (existing)
+      return this.follows.follow(actor.id, target.id, { ...options, accepted: existing.accepted });
     if (!target.inboxUrl) throw new BadInput('The actor has no inbox');
+    const uri = `${actor.uri}#follows/${randomUUID()}`;
+    const follow = await this.follows.follow(actor.id, target.id, { ...options, uri, accepted: false });
     await this.deliver(
       { '@context': AS_CONTEXT, id: uri, type: 'Follow', actor: actor.uri, object: target.uri },
       { senderActorId: actor.id, inboxes: [target.inboxUrl] },
@@ -146,16 +192,13 @@ export class Federation {
     return follow;
   }
 
-  /** Ends a follow; a remote target is told with Undo(Follow). Returns whether one existed. */
+  /** Ends a follow (or a pending request); a remote target is told with Undo(Follow). Returns whether one existed. */
   async unfollow(actorId: string, targetActorId: string): Promise<boolean> {
     const { actors } = this.options;
-    const [actor, target, follow] = await Promise.all([
-      actors.findById(actorId),
-      actors.findById(targetActorId),
-      this.follows.find(actorId, targetActorId),
-    ]);
-    if (!actor?.local || !target || !follow) return false;
-    await this.follows.remove(actorId, targetActorId);
+    const [actor, target] = await Promise.all([actors.findById(actorId), actors.findById(targetActorId)]);
+    if (!actor?.local || !target) return false;
+    const follow = await this.follows.remove(actorId, targetActorId);
+    if (!follow) return false;
     if (!target.local && target.inboxUrl) {
       const followUri = follow.uri ?? `${actor.uri}#follows/${follow.id}`;
       await this.deliver(
@@ -170,6 +213,134 @@ export class Federation {
       );
     }
     return true;
+  }
+
+  /**
+   * `targetActorId` (local) accepts the pending follow of `followerActorId`; a remote follower is told
+   * with Accept(Follow). Returns the follow, or null when there was no such request.
+   */
+  async acceptFollow(targetActorId: string, followerActorId: string): Promise<Follow | null> {
+    const pending = await this.follows.find(followerActorId, targetActorId);
+    if (!pending) return null;
+    const follow = await this.follows.accept(pending.id);
+    if (follow) await this.answerFollow('Accept', follow);
+    return follow;
+  }
+
+  /**
+   * `targetActorId` (local) refuses the follow (pending or not) of `followerActorId`; a remote
+   * follower is told with Reject(Follow). Returns whether there was one.
+   */
+  async rejectFollow(targetActorId: string, followerActorId: string): Promise<boolean> {
+    const follow = await this.follows.remove(followerActorId, targetActorId);
+    if (follow) await this.answerFollow('Reject', follow);
+    return follow !== null;
+  }
+
+  /**
+   * After `actorId` (local) blocked `targetActorId`: neither follows the other any more (each ended
+   * as unfollow and reject would), and a remote target is told with Block.
+   */
+  async block(actorId: string, targetActorId: string): Promise<void> {
+    await this.unfollow(actorId, targetActorId);
+    await this.rejectFollow(actorId, targetActorId);
+    await this.sendToRemote(actorId, targetActorId, (actor, target) => ({
+      '@context': AS_CONTEXT,
+      id: `${actor.uri}#blocks/${target.id}`,
+      type: 'Block',
+      actor: actor.uri,
+      object: target.uri,
+    }));
+  }
+
+  /** After `actorId` (local) unblocked `targetActorId`: a remote target is told with Undo(Block). */
+  async unblock(actorId: string, targetActorId: string): Promise<void> {
+    await this.sendToRemote(actorId, targetActorId, (actor, target) => ({
+      '@context': AS_CONTEXT,
+      id: `${actor.uri}#blocks/${target.id}/undo`,
+      type: 'Undo',
+      actor: actor.uri,
+      object: { id: `${actor.uri}#blocks/${target.id}`, type: 'Block', actor: actor.uri, object: target.uri },
+    }));
+  }
+
+  /**
+   * The remote actor `user@domain` (or `acct:user@domain`), found through the guarded client:
+   * WebFinger on its host, then its actor document. Errors: NotFound when the host does not know
+   * the name or answers with something unusable, BadInput for a malformed address.
+   */
+  async resolveAccount(address: string): Promise<Actor> {
+    const match = /^(?:acct:)?@?([^@\s/]+)@([^@\s/?#]+)$/i.exec(address.trim());
+    if (!match) throw new BadInput('The address is not of the form user@domain');
+    const [, username, host] = match as unknown as [string, string, string];
+    const domain = host.toLowerCase();
+    const known = await this.options.actors.findByUsername(username, domain);
+    if (known && !known.local) return this.remoteActors.resolve(known.uri);
+    const resource = `acct:${username}@${domain}`;
+    const jrd = await this.webfinger(domain, resource);
+    const self = Array.isArray(jrd?.links)
+      ? jrd.links.find(
+          (link): link is { href: string } =>
+            typeof link === 'object' &&
+            link !== null &&
+            (link as { rel?: unknown }).rel === 'self' &&
+            typeof (link as { href?: unknown }).href === 'string' &&
+            /^application\/(activity\+json|ld\+json)/.test(String((link as { type?: unknown }).type ?? '')),
+        )
+      : undefined;
+    if (!self) throw new NotFound('Record not found');
+    try {
+      return await this.remoteActors.resolve(self.href);
+    } catch (error) {
+      if (error instanceof RemoteActorError || error instanceof FetchError)
+        throw new NotFound('Record not found');
+      throw error;
+    }
+  }
+
+  /** The JRD of `resource` from `host` over https (http only for hosts allowed as private: tests, LAN peers). */
+  private async webfinger(host: string, resource: string): Promise<{ links?: unknown[] } | null> {
+    const query = `/.well-known/webfinger?resource=${encodeURIComponent(resource)}`;
+    const plain = this.plainHttpHosts.has(host) || this.plainHttpHosts.has(host.replace(/:\d+$/, ''));
+    const schemes = plain ? ['https', 'http'] : ['https'];
+    for (const scheme of schemes) {
+      try {
+        const response = await this.fetch.get(`${scheme}://${host}${query}`, {
+          headers: { accept: 'application/jrd+json, application/json' },
+          signed: false,
+        });
+        if (!response.ok) return null;
+        const body = response.json() as unknown;
+        return typeof body === 'object' && body !== null ? (body as { links?: unknown[] }) : null;
+      } catch (error) {
+        if (!(error instanceof FetchError)) throw error;
+        if (scheme === schemes.at(-1)) return null;
+      }
+    }
+    return null;
+  }
+
+  /** Accept or Reject of a follow of a local actor, delivered to a remote follower. */
+  private async answerFollow(type: 'Accept' | 'Reject', follow: Follow): Promise<void> {
+    await this.sendToRemote(follow.targetActorId, follow.actorId, (target, follower) => ({
+      '@context': AS_CONTEXT,
+      id: `${target.uri}#${type === 'Accept' ? 'accepts' : 'rejects'}/follows/${follow.id}`,
+      type,
+      actor: target.uri,
+      object: { id: follow.uri ?? undefined, type: 'Follow', actor: follower.uri, object: target.uri },
+    }));
+  }
+
+  /** Delivers the activity built from (local sender, remote recipient); nothing when either side does not fit. */
+  private async sendToRemote(
+    senderId: string,
+    recipientId: string,
+    build: (sender: Actor, recipient: Actor) => Record<string, unknown>,
+  ): Promise<void> {
+    const { actors } = this.options;
+    const [sender, recipient] = await Promise.all([actors.findById(senderId), actors.findById(recipientId)]);
+    if (!sender?.local || !recipient || recipient.local || !recipient.inboxUrl) return;
+    await this.deliver(build(sender, recipient), { senderActorId: sender.id, inboxes: [recipient.inboxUrl] });
   }
 
   /** The instance actor, created (with keys) on first use. */

@@ -6,7 +6,13 @@ export * from './fetch/index.js';
 export * from './sanitize/index.js';
 export * from './inbox/index.js';
 export { DomainBlocks, type DomainBlock, type DomainBlockSeverity } from './moderation/domain-blocks.js';
-export { Federation, FEDERATION_JOBS, type FederationOptions } from './federation.js';
+export {
+  Federation,
+  FEDERATION_JOBS,
+  type FederationOptions,
+  type FollowPolicy,
+  type BlockListener,
+} from './federation.js';
 export * from './discovery/index.js';
 export * from './jsonld/index.js';
 export * from './delivery/index.js';

@@ -78,6 +78,8 @@ export interface CredentialAccountJson extends AccountJson {
     fields: AccountFieldJson[];
     follow_requests_count: number;
     hide_collections: boolean;
+    /** The seed's `filtered_languages` (an Agora addition; Mastodon clients ignore it). */
+    filtered_languages: string[];
     discoverable: boolean;
     indexable: boolean;
     attribution_domains: string[];
@@ -137,6 +139,15 @@ export function serializeAccount(view: SerializableAccount, publicUrl: string): 
   return json;
 }
 
+/** MutedAccount (GET /api/v1/mutes): the account and when its mute ends (null: never). */
+export function serializeMutedAccount(
+  view: SerializableAccount,
+  muteExpiresAt: Date | null,
+  publicUrl: string,
+): AccountJson & { mute_expires_at: string | null } {
+  return { ...serializeAccount(view, publicUrl), mute_expires_at: muteExpiresAt?.toISOString() ?? null };
+}
+
 /** verify_credentials / update_credentials: the account with its owner's `source` and `role`. */
 export function serializeCredentialAccount(view: CredentialView, publicUrl: string): CredentialAccountJson {
   const { actor, settings } = view;
@@ -154,6 +165,7 @@ export function serializeCredentialAccount(view: CredentialView, publicUrl: stri
       })),
       follow_requests_count: view.followRequestsCount,
       hide_collections: settings.hideCollections,
+      filtered_languages: settings.filteredLanguages,
       discoverable: actor.discoverable,
       indexable: actor.indexable,
       attribution_domains: [],

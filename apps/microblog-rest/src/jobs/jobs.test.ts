@@ -38,6 +38,7 @@ describe('microblog housekeeping jobs', () => {
       [MAINTENANCE_JOBS.purgePushSubscriptions]: HOUR_MS,
       [MAINTENANCE_JOBS.purgeOrphanMedia]: 10 * MINUTE_MS,
       [MAINTENANCE_JOBS.purgeIdempotencyKeys]: HOUR_MS,
+      [MAINTENANCE_JOBS.purgeExpiredMutes]: 10 * MINUTE_MS,
       [FEDERATION_JOBS.purgeInboxReceipts]: HOUR_MS,
       [FEDERATION_JOBS.generateMissingKeys]: 10 * MINUTE_MS,
     };

@@ -14,6 +14,7 @@ export const MAINTENANCE_JOBS = {
   purgePushSubscriptions: 'microblog.purge-push-subscriptions',
   purgeOrphanMedia: 'microblog.purge-orphan-media',
   purgeIdempotencyKeys: 'microblog.purge-idempotency-keys',
+  purgeExpiredMutes: 'microblog.purge-expired-mutes',
 } as const;
 
 export interface MaintenanceDeps {
@@ -22,6 +23,7 @@ export interface MaintenanceDeps {
   pushHub: Pick<PushHub, 'purgeExpired'>;
   media: { purgeOrphanFiles(): Promise<number> };
   statuses: { purgeIdempotencyKeys(): Promise<number> };
+  relationships: { purgeExpiredMutes(): Promise<number> };
 }
 
 /** The microblog's own housekeeping; the federation package adds its jobs beside these. */
@@ -31,6 +33,7 @@ export function maintenanceJobs({
   pushHub,
   media,
   statuses,
+  relationships,
 }: MaintenanceDeps): PeriodicJob[] {
   return [
     {
@@ -61,6 +64,12 @@ export function maintenanceJobs({
       name: MAINTENANCE_JOBS.purgeIdempotencyKeys,
       periodMs: HOUR_MS,
       run: () => statuses.purgeIdempotencyKeys(),
+    },
+    {
+      // Mutes with a duration, once over (reads already ignore them).
+      name: MAINTENANCE_JOBS.purgeExpiredMutes,
+      periodMs: 10 * MINUTE_MS,
+      run: () => relationships.purgeExpiredMutes(),
     },
   ];
 }

@@ -7,7 +7,19 @@ export interface Follow {
   targetActorId: string;
   uri: string | null;
   accepted: boolean;
+  /** The follower's choices (Mastodon's `reblogs`, `notify`, `languages`; null: every language). */
+  showReblogs: boolean;
+  notify: boolean;
+  languages: string[] | null;
   createdAt: Date;
+}
+
+/** What a follower may choose about a follow; omitted keys keep their stored (or default) value. */
+export interface FollowOptions {
+  showReblogs?: boolean;
+  notify?: boolean;
+  /** An empty list or null: every language. */
+  languages?: string[] | null;
 }
 
 interface FollowFields {
@@ -16,11 +28,14 @@ interface FollowFields {
   targetActorId: string;
   uri: string | null;
   acceptedAt: Date | null;
+  showReblogs: boolean;
+  notify: boolean;
+  languages: string[] | null;
   createdAt: Date;
 }
 
 const COLUMNS = `id, actor_id AS "actorId", target_actor_id AS "targetActorId", uri, accepted_at AS "acceptedAt",
-  created_at AS "createdAt"`;
+  show_reblogs AS "showReblogs", notify, languages, created_at AS "createdAt"`;
 
 /**
  * Follow relations between actors, local or remote. Accepted follows count in both actors'
@@ -37,15 +52,33 @@ export class FollowStore {
   async follow(
     actorId: string,
     targetActorId: string,
-    options: { uri?: string | null; accepted: boolean },
+    options: { uri?: string | null; accepted: boolean } & FollowOptions,
   ): Promise<Follow> {
+    const languages =
+      options.languages === undefined ? null : options.languages?.length ? options.languages : null;
     return this.sequelize.transaction(async (transaction) => {
       // Inserted pending, then accepted by one path (acceptRow): the triggers see one change of state.
+      // A repeated follow changes only the options it names ($6: whether languages were named).
       const [saved] = await this.sequelize.query<FollowFields>(
-        `INSERT INTO follows (actor_id, target_actor_id, uri) VALUES ($1, $2, $3)
-         ON CONFLICT (actor_id, target_actor_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follows.uri), updated_at = now()
+        `INSERT INTO follows (actor_id, target_actor_id, uri, show_reblogs, notify, languages)
+         VALUES ($1, $2, $3, coalesce($4, true), coalesce($5, false), $7)
+         ON CONFLICT (actor_id, target_actor_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follows.uri),
+           show_reblogs = coalesce($4, follows.show_reblogs), notify = coalesce($5, follows.notify),
+           languages = CASE WHEN $6 THEN $7 ELSE follows.languages END, updated_at = now()
          RETURNING ${COLUMNS}`,
-        { bind: [actorId, targetActorId, options.uri ?? null], type: QueryTypes.SELECT, transaction },
+        {
+          bind: [
+            actorId,
+            targetActorId,
+            options.uri ?? null,
+            options.showReblogs ?? null,
+            options.notify ?? null,
+            options.languages !== undefined,
+            languages,
+          ],
+          type: QueryTypes.SELECT,
+          transaction,
+        },
       );
       let row = saved!;
       if (options.accepted && row.acceptedAt === null)
@@ -64,13 +97,18 @@ export class FollowStore {
     });
   }
 
-  /** Ends the relation (unfollow, reject, undo); returns whether one existed. */
-  async remove(actorId: string, targetActorId: string): Promise<boolean> {
-    const rows = await this.sequelize.query<{ id: string }>(
-      'DELETE FROM follows WHERE actor_id = $1 AND target_actor_id = $2 RETURNING id',
-      { bind: [actorId, targetActorId], type: QueryTypes.SELECT },
+  /** Ends the relation (unfollow, reject, undo); returns the relation that existed, if any. */
+  async remove(
+    actorId: string,
+    targetActorId: string,
+    options: { transaction?: Transaction } = {},
+  ): Promise<Follow | null> {
+    if (!isActorId(actorId) || !isActorId(targetActorId)) return null;
+    const rows = await this.sequelize.query<FollowFields>(
+      `DELETE FROM follows WHERE actor_id = $1 AND target_actor_id = $2 RETURNING ${COLUMNS}`,
+      { bind: [actorId, targetActorId], type: QueryTypes.SELECT, transaction: options.transaction },
     );
-    return rows.length > 0;
+    return rows[0] ? toFollow(rows[0]) : null;
   }
 
   async find(actorId: string, targetActorId: string): Promise<Follow | null> {
@@ -126,6 +164,9 @@ function toFollow(row: FollowFields): Follow {
     targetActorId: String(row.targetActorId),
     uri: row.uri,
     accepted: row.acceptedAt !== null,
+    showReblogs: row.showReblogs,
+    notify: row.notify,
+    languages: row.languages,
     createdAt: row.createdAt,
   };
 }

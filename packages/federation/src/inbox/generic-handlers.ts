@@ -14,6 +14,11 @@ export interface GenericHandlerOptions {
   logger: Logger;
   /** Stores a remote actor's updated profile (default: straight into the actor store). */
   storeRemoteActor?: (input: RemoteActorInput) => Promise<Actor>;
+  /** Whether the follower may follow the target at all (blocks); a refused Follow is answered with Reject. */
+  mayFollow?: (follower: Actor, target: Actor) => Promise<boolean>;
+  /** Told when a remote actor blocks a local one (`uri`: the Block's id) and when it undoes that. */
+  onBlock?: (block: { blocker: Actor; target: Actor; uri: string | null }) => Promise<void>;
+  onUnblock?: (block: { blocker: Actor; target: Actor }) => Promise<void>;
   /** Told about each new follow of a local actor (notifications); optional. */
   onFollow?: (follow: { follower: Actor; target: Actor; accepted: boolean }) => Promise<void>;
 }
@@ -47,6 +52,21 @@ export function registerGenericHandlers(inbox: Inbox, options: GenericHandlerOpt
   inbox.on('Follow', async ({ activity, signer }) => {
     const target = await localTarget(activity.object);
     if (!target) return;
+    if (options.mayFollow && !(await options.mayFollow(signer, target))) {
+      if (signer.inboxUrl) {
+        await deliver(
+          {
+            '@context': AS_CONTEXT,
+            id: `${target.uri}#rejects/follows/${encodeURIComponent(String(activity.id ?? signer.id))}`,
+            type: 'Reject',
+            actor: target.uri,
+            object: { id: activity.id, type: 'Follow', actor: signer.uri, object: target.uri },
+          },
+          { senderActorId: target.id, inboxes: [signer.inboxUrl] },
+        );
+      }
+      return;
+    }
     const accepted = !target.manuallyApprovesFollowers;
     const follow = await follows.follow(signer.id, target.id, {
       uri: typeof activity.id === 'string' ? activity.id : null,
@@ -109,5 +129,15 @@ export function registerGenericHandlers(inbox: Inbox, options: GenericHandlerOpt
     // Advisory on our side, but nobody keeps following across a block.
     await follows.remove(signer.id, target.id);
     await follows.remove(target.id, signer.id);
+    await options.onBlock?.({
+      blocker: signer,
+      target,
+      uri: typeof activity.id === 'string' ? activity.id : null,
+    });
+  });
+
+  inbox.on('Undo:Block', async ({ activity, signer }) => {
+    const target = await localTarget((activity.object as Record<string, unknown>).object);
+    if (target) await options.onUnblock?.({ blocker: signer, target });
   });
 }

@@ -6,6 +6,7 @@ import { createPush } from './20261122200300-push.js';
 import { createReservedUsernames } from './20261124220000-reserved-usernames.js';
 import { createFollowRequestsCount } from './20261124230000-follow-requests-count.js';
 import { createFollowCounts } from './20261127030000-follow-counts.js';
+import { createFollowOptions } from './20261127110000-follow-options.js';
 
 // Keep sorted by name: the runner refuses an unsorted set.
 const migrations: Migration[] = [
@@ -16,6 +17,7 @@ const migrations: Migration[] = [
   createReservedUsernames,
   createFollowRequestsCount,
   createFollowCounts,
+  createFollowOptions,
 ];
 
 /** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries, PuSH); the runner puts its migrations on the app's one timeline (ADR 0013). */

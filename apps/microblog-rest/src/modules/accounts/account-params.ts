@@ -103,6 +103,28 @@ const fieldsAttributes = z
   })
   .optional();
 
+/**
+ * `filtered_languages[]` (the seed's user setting; not a Mastodon parameter): a list, Rails'
+ * index-keyed hash, one code, or `""` to clear.
+ */
+const languageList = z
+  .unknown()
+  .transform((value, ctx): string[] | undefined => {
+    if (value === undefined || value === null) return undefined;
+    if (value === '') return [];
+    const list = Array.isArray(value) ? value : isObject(value) ? Object.values(value) : [value];
+    if (!list.every((item) => typeof item === 'string')) {
+      ctx.addIssue({
+        code: 'custom',
+        message: VALIDATION.invalid.message,
+        params: { label: 'Filtered languages' },
+      });
+      return undefined;
+    }
+    return (list as string[]).filter((item) => item !== '');
+  })
+  .optional();
+
 /** PATCH update_credentials parameters (form, multipart or JSON; bracketed keys nested first). */
 export const credentialsParams = z
   .preprocess(
@@ -116,6 +138,7 @@ export const credentialsParams = z
       indexable: flag,
       hide_collections: flag,
       fields_attributes: fieldsAttributes,
+      filtered_languages: languageList,
       source: paramsObject({
         privacy: text,
         sensitive: flag,
@@ -136,6 +159,7 @@ export const credentialsParams = z
       indexable: body.indexable,
       hideCollections: body.hide_collections,
       fields: body.fields_attributes,
+      filteredLanguages: body.filtered_languages,
       privacy: body.source.privacy,
       sensitive: body.source.sensitive,
       language: body.source.language,

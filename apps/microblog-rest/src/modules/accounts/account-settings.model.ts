@@ -19,6 +19,8 @@ export interface AccountSettingsRow {
   noteSource: string;
   fieldsSource: FieldSource[];
   hideCollections: boolean;
+  /** Languages whose statuses public timelines hide from this account (the seed's user setting). */
+  filteredLanguages: string[];
   updatedAt: Date;
 }
 
@@ -43,6 +45,7 @@ export function defineAccountSettingsModel(sequelize: Sequelize): AccountSetting
       noteSource: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
       fieldsSource: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
       hideCollections: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      filteredLanguages: { type: DataTypes.ARRAY(DataTypes.TEXT), allowNull: false, defaultValue: [] },
       updatedAt: { type: DataTypes.DATE, allowNull: false },
     },
     { tableName: 'account_settings', underscored: true, timestamps: true, createdAt: false },
@@ -59,6 +62,7 @@ export function defaultAccountSettings(actorId: string): AccountSettingsRow {
     noteSource: '',
     fieldsSource: [],
     hideCollections: false,
+    filteredLanguages: [],
     updatedAt: new Date(0),
   };
 }

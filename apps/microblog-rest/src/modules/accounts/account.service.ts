@@ -81,6 +81,8 @@ export interface CredentialsPatch {
   discoverable?: boolean;
   indexable?: boolean;
   hideCollections?: boolean;
+  /** The seed's `filtered_languages`: ISO 639 codes; empty shows every language. */
+  filteredLanguages?: string[];
   fields?: FieldSource[];
   privacy?: string;
   sensitive?: boolean;
@@ -313,6 +315,7 @@ export class AccountService {
           noteSource: row.noteSource!,
           fieldsSource: row.fieldsSource!,
           hideCollections: row.hideCollections!,
+          filteredLanguages: row.filteredLanguages ?? [],
           updatedAt: row.settingsUpdatedAt!,
         }
       : defaultAccountSettings(actor.id);
@@ -407,6 +410,43 @@ export class AccountService {
     const local = domain === undefined || domain.toLowerCase() === this.localDomain;
     const actor = await this.deps.actors.findByUsername(username, local ? null : domain);
     if (!actor) throw new NotFound(RECORD_NOT_FOUND);
+    return this.view(actor);
+  }
+
+  /**
+   * The views of many accounts in the order given (lists: followers, blocks, search results): one
+   * query for the local owners' roles and choices, whatever the length.
+   */
+  async views(actors: readonly Actor[]): Promise<AccountView[]> {
+    const localIds = actors.filter((actor) => actor.local).map((actor) => actor.id);
+    const owners = new Map<string, { role: Role | null; hideCollections: boolean }>();
+    if (localIds.length > 0) {
+      const rows = await this.deps.sequelize.query<{
+        id: string;
+        role: Role | null;
+        hideCollections: boolean;
+      }>(
+        `SELECT a.id::text AS id, u.role, coalesce(s.hide_collections, false) AS "hideCollections"
+           FROM actors a LEFT JOIN users u ON u.id = a.user_id LEFT JOIN account_settings s ON s.actor_id = a.id
+          WHERE a.id = ANY($1::bigint[])`,
+        { bind: [localIds], type: QueryTypes.SELECT },
+      );
+      for (const row of rows) owners.set(row.id, { role: row.role, hideCollections: row.hideCollections });
+    }
+    return Promise.all(
+      actors.map(async (actor): Promise<AccountView> => {
+        if (!actor.local) {
+          const view: AccountView = { actor, role: null, hideCollections: null };
+          return this.deps.remoteImages ? this.deps.remoteImages.withImages(view) : view;
+        }
+        const owner = owners.get(actor.id);
+        return { actor, role: owner?.role ?? null, hideCollections: owner?.hideCollections ?? false };
+      }),
+    );
+  }
+
+  /** The view of one account (as `findById`, for an actor already loaded). */
+  viewOf(actor: Actor): Promise<AccountView> {
     return this.view(actor);
   }
 
@@ -540,6 +580,15 @@ export class AccountService {
     if (patch.discoverable !== undefined) actor.discoverable = patch.discoverable;
     if (patch.indexable !== undefined) actor.indexable = patch.indexable;
     if (patch.hideCollections !== undefined) settings.hideCollections = patch.hideCollections;
+    if (patch.filteredLanguages !== undefined) {
+      const languages = [
+        ...new Set(patch.filteredLanguages.map((language) => language.trim().toLowerCase())),
+      ];
+      if (languages.some((language) => !/^[a-z]{2,3}$/.test(language))) {
+        v.add('filtered_languages', 'Filtered languages', VALIDATION.inclusion);
+      }
+      settings.filteredLanguages = languages;
+    }
     if (patch.privacy !== undefined) {
       if ((POSTING_PRIVACIES as readonly string[]).includes(patch.privacy)) {
         settings.privacy = patch.privacy as PostingPrivacy;
@@ -606,6 +655,7 @@ type CredentialRow = { [K in Exclude<keyof AccountActor, 'local'>]: AccountActor
   noteSource: string | null;
   fieldsSource: AccountSettingsRow['fieldsSource'] | null;
   hideCollections: boolean | null;
+  filteredLanguages: string[] | null;
   settingsUpdatedAt: Date | null;
   followRequestsCount: number;
 };
@@ -639,7 +689,8 @@ const CREDENTIALS_STATEMENT = preparedStatement<{ row: CredentialJson }, [userId
   text: `SELECT row_to_json(c) AS row FROM (SELECT u.role, u.disabled, u.confirmed_at IS NOT NULL AS confirmed, ${ACCOUNT_ACTOR_LIST},
                 s.actor_id IS NOT NULL AS "hasSettings", s.privacy, s.sensitive, s.language,
                 s.note_source AS "noteSource", s.fields_source AS "fieldsSource",
-                s.hide_collections AS "hideCollections", s.updated_at AS "settingsUpdatedAt",
+                s.hide_collections AS "hideCollections", s.filtered_languages AS "filteredLanguages",
+                s.updated_at AS "settingsUpdatedAt",
 coalesce(a.follow_requests_count, 0) AS "followRequestsCount"
            FROM users u
            -- At most one account per user (actors_one_per_user_key): a plain join, no LATERAL sort.

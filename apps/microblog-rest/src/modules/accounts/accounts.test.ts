@@ -51,6 +51,7 @@ const CREDENTIAL_ACCOUNT: Shape = {
     fields: [FIELD],
     follow_requests_count: 'number',
     hide_collections: 'boolean',
+    filtered_languages: ['string'],
     discoverable: 'boolean',
     indexable: 'boolean',
     attribution_domains: ['string'],
