@@ -188,6 +188,12 @@ export const AppContext = {
           limits: { ...config.limits.statuses, maxPinnedStatuses: config.limits.accounts.maxPinnedStatuses },
           remoteImages: remoteMedia,
         });
+      // A follow that starts counting brings the target's statuses into the follower's home feed; an
+      // accepted follow that ends takes them out (jobs; only local followers have a home feed).
+      federation.follows.addListener({
+        accepted: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, true),
+        removed: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, false),
+      });
       const accounts =
         overrides.accounts ??
         new AccountService({

@@ -42,8 +42,24 @@ const COLUMNS = `id, actor_id AS "actorId", target_actor_id AS "targetActorId", 
  * `followers_count` / `following_count`, pending ones in the target's `follow_requests_count`:
  * triggers on `follows` keep all three (ADR 0005), so no method here touches `actors`.
  */
+/** Told of a follow once it counts (accepted) and once an accepted one ends: home feeds follow them. */
+export interface FollowListener {
+  accepted(follow: Follow): Promise<void>;
+  removed(follow: Follow): Promise<void>;
+}
+
 export class FollowStore {
+  private readonly listeners: FollowListener[] = [];
+
   constructor(private readonly sequelize: Sequelize) {}
+
+  addListener(listener: FollowListener): void {
+    this.listeners.push(listener);
+  }
+
+  private async tell(change: keyof FollowListener, follow: Follow): Promise<void> {
+    for (const listener of this.listeners) await listener[change](follow);
+  }
 
   /**
    * Records that `actorId` follows `targetActorId` (accepted, or pending approval). An existing
@@ -56,7 +72,8 @@ export class FollowStore {
   ): Promise<Follow> {
     const languages =
       options.languages === undefined ? null : options.languages?.length ? options.languages : null;
-    return this.sequelize.transaction(async (transaction) => {
+    let newlyAccepted = false;
+    const follow = await this.sequelize.transaction(async (transaction) => {
       // Inserted pending, then accepted by one path (acceptRow): the triggers see one change of state.
       // A repeated follow changes only the options it names ($6: whether languages were named).
       const [saved] = await this.sequelize.query<FollowFields>(
@@ -81,20 +98,27 @@ export class FollowStore {
         },
       );
       let row = saved!;
-      if (options.accepted && row.acceptedAt === null)
-        row = (await this.acceptRow(row.id, transaction)) ?? row;
+      if (options.accepted && row.acceptedAt === null) {
+        const accepted = await this.acceptRow(row.id, transaction);
+        newlyAccepted = accepted !== null;
+        row = accepted ?? row;
+      }
       return toFollow(row);
     });
+    if (newlyAccepted) await this.tell('accepted', follow);
+    return follow;
   }
 
   /** Accepts a pending follow; a no-op (returning it) when already accepted; null when unknown. */
   async accept(followId: string): Promise<Follow | null> {
-    return this.sequelize.transaction(async (transaction) => {
-      const row = await this.acceptRow(followId, transaction);
-      if (row) return toFollow(row);
-      const existing = await this.findRow('id = $1', [followId], transaction);
-      return existing ? toFollow(existing) : null;
-    });
+    const accepted = await this.acceptRow(followId);
+    if (accepted) {
+      const follow = toFollow(accepted);
+      await this.tell('accepted', follow);
+      return follow;
+    }
+    const existing = await this.findRow('id = $1', [followId]);
+    return existing ? toFollow(existing) : null;
   }
 
   /** Ends the relation (unfollow, reject, undo); returns the relation that existed, if any. */
@@ -108,7 +132,9 @@ export class FollowStore {
       `DELETE FROM follows WHERE actor_id = $1 AND target_actor_id = $2 RETURNING ${COLUMNS}`,
       { bind: [actorId, targetActorId], type: QueryTypes.SELECT, transaction: options.transaction },
     );
-    return rows[0] ? toFollow(rows[0]) : null;
+    const removed = rows[0] ? toFollow(rows[0]) : null;
+    if (removed?.accepted) await this.tell('removed', removed);
+    return removed;
   }
 
   async find(actorId: string, targetActorId: string): Promise<Follow | null> {
@@ -134,7 +160,7 @@ export class FollowStore {
     return rows.map((row) => row.inbox);
   }
 
-  private async acceptRow(followId: string, transaction: Transaction): Promise<FollowFields | null> {
+  private async acceptRow(followId: string, transaction?: Transaction): Promise<FollowFields | null> {
     const rows = await this.sequelize.query<FollowFields>(
       `UPDATE follows SET accepted_at = now(), updated_at = now()
         WHERE id = $1 AND accepted_at IS NULL RETURNING ${COLUMNS}`,

@@ -448,14 +448,56 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
         (s) => s.id,
       );
     expect(await home()).to.not.include(pub.id);
-    await t.ctx.federation.follows.follow(frank.id, carol.id, { accepted: true });
-    await t.ctx.statuses.queueHomeMerge(frank.id, carol.id, true);
+    // Through the client API, as a user follows: the follow store tells the statuses module.
+    const follow = await rest(t.url, `/api/v1/accounts/${carol.id}/follow`, {
+      method: 'POST',
+      token: frank.token,
+    });
+    expect(follow.status).to.equal(200);
     await t.ctx.queue.drain([HOME_MERGE_JOB]);
     expect(await home()).to.include.members([pub.id, priv.id]);
-    await t.ctx.federation.follows.remove(frank.id, carol.id);
-    await t.ctx.statuses.queueHomeMerge(frank.id, carol.id, false);
+    await rest(t.url, `/api/v1/accounts/${carol.id}/unfollow`, { method: 'POST', token: frank.token });
     await t.ctx.queue.drain([HOME_MERGE_JOB]);
     expect(await home()).to.not.include.members([pub.id]);
+  });
+
+  it('home leaves out muted and blocked authors and reblogs of follows without reblogs (issue 15 §4)', async () => {
+    const gwen = await signedInAccount(t, app, 'gwen');
+    const hank = await signedInAccount(t, app, 'hank');
+    const home = async () =>
+      (await rest<Json[]>(t.url, '/api/v1/timelines/home?limit=40', { token: gwen.token })).body.map(
+        (s) => s.id,
+      );
+    const call = (path: string, body?: Record<string, unknown>) =>
+      rest(t.url, path, { method: 'POST', token: gwen.token, ...(body ? { json: body } : {}) });
+    expect((await call(`/api/v1/accounts/${hank.id}/follow`)).status).to.equal(200);
+    await t.ctx.queue.drain([HOME_MERGE_JOB]);
+    const own = (await post(hank, { status: 'from hank' })).body;
+    await t.ctx.queue.drain([FAN_OUT_JOB]);
+    expect(await home()).to.include(own.id);
+
+    const mute = await call(`/api/v1/accounts/${hank.id}/mute`);
+    expect(mute.status, JSON.stringify(mute.body)).to.equal(200);
+    expect(await home()).to.not.include(own.id);
+    await call(`/api/v1/accounts/${hank.id}/unmute`);
+    expect(await home()).to.include(own.id);
+
+    // A reblog by hank of carol's status: shown, unless gwen follows hank with reblogs off, or
+    // mutes carol (the reblogged status's author).
+    const original = (await post(carol, { status: 'carol, reblogged by hank' })).body;
+    const reblog = (await act(hank, String(original.id), 'reblog')).body;
+    await t.ctx.queue.drain([FAN_OUT_JOB]);
+    expect(await home()).to.include(reblog.id);
+    await call(`/api/v1/accounts/${carol.id}/mute`);
+    expect(await home()).to.not.include(reblog.id);
+    await call(`/api/v1/accounts/${carol.id}/unmute`);
+    await call(`/api/v1/accounts/${hank.id}/follow`, { reblogs: false });
+    const withoutReblogs = await home();
+    expect(withoutReblogs).to.not.include(reblog.id);
+    expect(withoutReblogs).to.include(own.id);
+
+    await call(`/api/v1/accounts/${hank.id}/block`);
+    expect(await home()).to.not.include(own.id);
   });
 
   it('GET /api/v1/statuses?id[]= answers the visible ones in the order asked', async () => {

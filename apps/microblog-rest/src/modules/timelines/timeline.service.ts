@@ -25,13 +25,28 @@ export interface TagTimelineFilter extends PublicTimelineFilter {
 export class TimelineService {
   constructor(private readonly deps: { sequelize: Sequelize }) {}
 
-  /** GET /api/v1/timelines/home: the account's own and followed accounts' statuses and reblogs. */
+  /**
+   * GET /api/v1/timelines/home: the account's own and followed accounts' statuses and reblogs, without
+   * blocked, muted (until the mute ends) or domain-blocked authors (of the status or the reblogged
+   * one), and without reblogs of follows asked with `reblogs: false`.
+   */
   home(accountId: string, page: PageRequest): Promise<string[]> {
     const paged = pageSql('h.status_id', page, 2);
     return this.ids(
       `SELECT h.status_id::text AS id FROM home_feed h
          JOIN statuses s ON s.id = h.status_id AND s.deleted_at IS NULL
+         LEFT JOIN statuses r ON r.id = s.reblog_of_id
         WHERE h.account_id = $1 AND ${paged.where}
+          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = $1
+                           AND b.target_account_id IN (s.account_id, r.account_id))
+          AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = $1
+                           AND m.target_account_id IN (s.account_id, r.account_id)
+                           AND (m.expires_at IS NULL OR m.expires_at > now()))
+          AND NOT EXISTS (SELECT 1 FROM account_domain_blocks d JOIN actors a ON a.domain = d.domain
+                           WHERE d.account_id = $1 AND a.id IN (s.account_id, r.account_id))
+          AND (s.reblog_of_id IS NULL OR NOT EXISTS (
+                SELECT 1 FROM follows f WHERE f.actor_id = $1 AND f.target_actor_id = s.account_id
+                   AND NOT f.show_reblogs))
         ORDER BY ${paged.order} LIMIT ${page.limit}`,
       [accountId, ...paged.values],
       paged.ascending,
