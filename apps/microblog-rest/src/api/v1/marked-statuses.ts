@@ -1,0 +1,46 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { setPageLinks } from '../../http/link-header.js';
+import { validated } from '../../http/request-schema.js';
+import type { BearerGuards } from '../../modules/oauth/bearer.js';
+import { callerAccount, statusesJson, type StatusRouteDeps } from '../../modules/statuses/statuses-http.js';
+import { pageRequest, STATUS_PAGE } from '../../modules/timelines/pagination.js';
+import type { TimelineService } from '../../modules/timelines/timeline.service.js';
+
+export type MarkedStatusesDeps = StatusRouteDeps & {
+  timelines: TimelineService;
+  guards: BearerGuards;
+  publicUrl: string;
+};
+
+/**
+ * GET /api/v1/favourites and /api/v1/bookmarks: the caller's marked statuses, newest mark first,
+ * paged by the mark's internal id (Link only, §2).
+ */
+export function markedStatusesRouter(kind: 'favourites' | 'bookmarks', deps: MarkedStatusesDeps): Router {
+  const router = Router();
+  router.get(
+    `/api/v1/${kind}`,
+    deps.guards.requireUser(`read:${kind}`),
+    validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
+      const account = await callerAccount(deps, res);
+      const rows = await deps.timelines.marked(kind, account.id, pageRequest(query, 20));
+      const first = rows[0];
+      const last = rows.at(-1);
+      setPageLinks(
+        req,
+        res,
+        deps.publicUrl,
+        first && last ? { newest: first.cursor, oldest: last.cursor } : null,
+      );
+      res.json(
+        await statusesJson(
+          deps,
+          rows.map((row) => row.id),
+          account.id,
+        ),
+      );
+    }),
+  );
+  return router;
+}
