@@ -6,11 +6,15 @@ import { profileLinksOwnTables } from './20261127040000-profile-links-own-tables
 import { migrationSets } from './index.js';
 
 /** The migration sets as they stood just before this migration landed (with it, if `including`). */
+/** Every package's migrations up to this one on the one timeline (later ones are not there yet). */
 function upTo(including: boolean): MigrationSet[] {
-  return migrationSets().map((set) => {
-    const at = set.migrations.indexOf(profileLinksOwnTables);
-    return at < 0 ? set : { ...set, migrations: set.migrations.slice(0, including ? at + 1 : at) };
-  });
+  const cutoff = profileLinksOwnTables.name;
+  return migrationSets().map((set) => ({
+    ...set,
+    migrations: set.migrations.filter((migration) =>
+      including ? migration.name <= cutoff : migration.name < cutoff,
+    ),
+  }));
 }
 
 // An upgraded database: the default profile and the pictures stored in the package tables move over.

@@ -603,7 +603,11 @@ describe('event details', () => {
     });
     expect(createdEvent['picture']).to.deep.include({ id: poster.id, url: poster.url, name: 'poster.png' });
     expect(createdEvent.physicalAddress).to.deep.include({ ...PARIS, pictureInfo: null });
-    expect(createdEvent.options).to.deep.include({ ...form.options, remainingAttendeeCapacity: null });
+    // Nobody takes part yet (the organizer is CREATOR, not PARTICIPANT): the whole capacity remains.
+    expect(createdEvent.options).to.deep.include({
+      ...form.options,
+      remainingAttendeeCapacity: form.options.maximumAttendeeCapacity,
+    });
     expect((createdEvent['contacts'] as Array<{ id: string }>).map((contact) => contact.id)).to.deep.equal([
       other.profileId,
     ]);
