@@ -188,7 +188,9 @@ describe('bench report', () => {
       ]),
     );
     const lines = table.split('\n');
-    expect(lines[0]).to.match(/^name\s+req\/s\s+p50 ms\s+p99 ms\s+errors\s+÷ http\s+÷ express\s+÷ apollo\s+÷ pg$/);
+    expect(lines[0]).to.match(
+      /^name\s+req\/s\s+p50 ms\s+p99 ms\s+errors\s+÷ http\s+÷ express\s+÷ apollo\s+÷ pg$/,
+    );
     expect(lines[2]).to.match(/^http\s+16,000\s+2\.00\s+7\.00\s+0\s+1\.00\s+—\s+—\s+—$/);
     expect(lines[3]).to.match(/^express {2}! errors/);
     expect(lines[4]).to.match(/^microblog instance v1 {2}\(skipped\)(\s+—)+$/);
