@@ -74,6 +74,9 @@ export interface TargetLine {
   baseline: BaselineId;
   ratio: number | undefined;
   min: number;
+  /** The run's p99 latency and its bound, when the scenario sets one. */
+  p99Ms?: number | undefined;
+  maxP99Ms?: number;
   verdict: 'PASS' | 'BELOW' | 'NOT MEASURED';
 }
 
@@ -269,22 +272,30 @@ export function withRatios(results: TargetResult[]): TargetResult[] {
 
 export function targetLine(
   results: TargetResult[],
-  scenario: { id: string; name: string; baseline: BaselineId; targetRatio: number },
+  scenario: { id: string; name: string; baseline: BaselineId; targetRatio: number; maxP99Ms?: number },
 ): TargetLine {
   const measured = results.find((r) => r.kind === 'scenario' && r.id === scenario.id);
   const value = measured?.outcome === 'ok' ? measured.ratios[scenario.baseline] : undefined;
+  const p99 = measured?.outcome === 'ok' ? measured.measurement?.latencyMs.p99 : undefined;
+  const latencyHolds = scenario.maxP99Ms === undefined || (p99 !== undefined && p99 <= scenario.maxP99Ms);
   return {
     scenario: scenario.name,
     baseline: scenario.baseline,
     ratio: value,
     min: scenario.targetRatio,
-    verdict: value === undefined ? 'NOT MEASURED' : value >= scenario.targetRatio ? 'PASS' : 'BELOW',
+    ...(scenario.maxP99Ms !== undefined ? { p99Ms: p99, maxP99Ms: scenario.maxP99Ms } : {}),
+    verdict:
+      value === undefined ? 'NOT MEASURED' : value >= scenario.targetRatio && latencyHolds ? 'PASS' : 'BELOW',
   };
 }
 
 export function formatTargetLine(line: TargetLine, baselineName: string): string {
   const value = line.ratio === undefined ? '—' : line.ratio.toFixed(2);
-  return `target: ${line.scenario} / ${baselineName} = ${value} (target ≥ ${line.min.toFixed(2)}) ${line.verdict}`;
+  const latency =
+    line.maxP99Ms === undefined
+      ? ''
+      : `, p99 ${line.p99Ms === undefined ? '—' : formatMs(line.p99Ms)} ms (target ≤ ${line.maxP99Ms})`;
+  return `target: ${line.scenario} / ${baselineName} = ${value} (target ≥ ${line.min.toFixed(2)})${latency} ${line.verdict}`;
 }
 
 /** The line under the table for a bounded scenario: its per-request cost and why it is no load test. */

@@ -69,6 +69,8 @@ interface Target {
   check: ResponseCheck;
   seed?: (baseUrl: string) => Promise<Seeded>;
   bounded?: BoundedMeasure;
+  /** Load connections, when the scenario names its own. */
+  connections?: number;
   /** Why it cannot run (e.g. the service is not built), instead of a launch spec. */
   unavailable?: string;
   launch?: (port: number) => Promise<LaunchSpec>;
@@ -141,6 +143,7 @@ function scenarioTarget(scenario: Scenario, pgServer: BenchPostgres, dataDir: st
         }
       : {}),
     ...(scenario.bounded ? { bounded: scenario.bounded } : {}),
+    ...(scenario.connections ? { connections: scenario.connections } : {}),
     ...(!existsSync(entry)
       ? { unavailable: `${SERVICE_ENTRY[scenario.service]} not found (build the app: pnpm build)` }
       : planProblems.length > 0
@@ -165,20 +168,46 @@ function scenarioTarget(scenario: Scenario, pgServer: BenchPostgres, dataDir: st
   };
 }
 
+/** What one load sends: the same request on every connection, or a cycle of requests per connection. */
+type LoadPlan = { request: BenchRequest } | { perConnection: BenchRequest[][] };
+
+/** autocannon's per-request hook: connection k (numbered on its first request) cycles through its list. */
+function cyclingRequests(perConnection: BenchRequest[][]): autocannon.Request[] {
+  let connections = 0;
+  return [
+    {
+      setupRequest: (req, context: { k?: number; i?: number }) => {
+        context.k ??= connections++ % perConnection.length;
+        const list = perConnection[context.k]!;
+        const next = list[(context.i = ((context.i ?? -1) + 1) % list.length)]!;
+        return {
+          ...req,
+          method: next.method,
+          path: next.path,
+          headers: next.headers ?? {},
+          ...(next.body !== undefined ? { body: next.body } : {}),
+        };
+      },
+    },
+  ];
+}
+
 function runLoad(
   url: string,
-  request: BenchRequest,
+  plan: LoadPlan,
   seconds: number,
   connections: number,
   samples?: LatencySamples,
 ) {
+  const first = 'request' in plan ? plan.request : plan.perConnection[0]![0]!;
   return new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
-        url: url + request.path,
-        method: request.method,
-        ...(request.body !== undefined ? { body: request.body } : {}),
-        ...(request.headers ? { headers: request.headers } : {}),
+        url: url + first.path,
+        method: first.method,
+        ...(first.body !== undefined ? { body: first.body } : {}),
+        ...(first.headers ? { headers: first.headers } : {}),
+        ...('perConnection' in plan ? { requests: cyclingRequests(plan.perConnection) } : {}),
         connections,
         pipelining: 1,
         duration: seconds,
@@ -205,6 +234,8 @@ interface Running {
   target: Target;
   /** The requests with what the seed added: one for load, one per seeded body for bounded runs. */
   requests: BenchRequest[];
+  /** What each load connection cycles through, when the seed gave one list per connection. */
+  perConnection?: BenchRequest[][];
   boundedSamples: BoundedSample[];
   base: TargetResult;
   server: RunningServer;
@@ -250,11 +281,30 @@ async function prepare(target: Target): Promise<Running | TargetResult> {
       seeded = await target.seed(server.url);
     }
     const requests = withSeed(target.request, seeded);
+    const perConnection = seeded.perConnection?.map((entry) =>
+      entry.bodies.map((body) => ({
+        ...target.request,
+        headers: { ...target.request.headers, ...entry.headers },
+        body,
+      })),
+    );
     const { method, path } = target.request;
-    const probe = await send(server.url, requests[0]!, target.check);
-    if (probe.problem) throw new Error(`unexpected response to ${method} ${path}: ${probe.problem}`);
+    // A cycle is probed whole, so every connection starts from the state it expects.
+    for (const request of perConnection?.[0] ?? [requests[0]!]) {
+      const probe = await send(server.url, request, target.check);
+      if (probe.problem) throw new Error(`unexpected response to ${method} ${path}: ${probe.problem}`);
+    }
     console.log(`ready at ${server.url}`);
-    return { target, base, server, requests, boundedSamples: [], rounds: [], samples: new LatencySamples() };
+    return {
+      target,
+      base,
+      server,
+      requests,
+      ...(perConnection?.length ? { perConnection } : {}),
+      boundedSamples: [],
+      rounds: [],
+      samples: new LatencySamples(),
+    };
   } catch (error) {
     console.log('failed');
     await server.stop();
@@ -284,6 +334,14 @@ async function send(url: string, request: BenchRequest, check: ResponseCheck): P
   return { status: response.status, ms, ...(problem ? { problem } : {}) };
 }
 
+function loadPlan(run: Running): LoadPlan {
+  return run.perConnection ? { perConnection: run.perConnection } : { request: run.requests[0]! };
+}
+
+function connectionsOf(run: Running, config: BenchConfig): number {
+  return run.target.connections ?? config.connections;
+}
+
 function isRunning(value: Running | TargetResult): value is Running {
   return 'server' in value;
 }
@@ -306,7 +364,7 @@ async function measureAll(targets: Target[], config: BenchConfig): Promise<Targe
     process.stdout.write(`\nwarm-up ${config.warmupSec} s each… `);
     for (const run of loaded) {
       if (aborted) throw new Error('interrupted');
-      await runLoad(run.server.url, run.requests[0]!, config.warmupSec, config.connections).catch(
+      await runLoad(run.server.url, loadPlan(run), config.warmupSec, connectionsOf(run, config)).catch(
         (error: Error) => (run.failure = `warm-up: ${error.message}`),
       );
     }
@@ -340,9 +398,9 @@ async function measureAll(targets: Target[], config: BenchConfig): Promise<Targe
       try {
         const result = await runLoad(
           run.server.url,
-          run.requests[0]!,
+          loadPlan(run),
           slice,
-          config.connections,
+          connectionsOf(run, config),
           run.samples,
         );
         const roundResult = roundFromLoad(result);

@@ -1,6 +1,7 @@
 /** What the bench measures: four baselines (ceilings) and the scenarios compared to them. */
 import { EVENTS_POLICIES, MICROBLOG_POLICIES, type RateLimitPolicy } from '@agora/auth';
-import { FULL_CONFIG_QUERY } from '@agora/events-graphql';
+import { FULL_CONFIG_QUERY, FULL_EVENT_DOCUMENTS } from '@agora/events-graphql';
+import { seedFetchEvent, seedJoinEvent } from './seeds-events.js';
 import {
   createConfirmedUsers,
   eventsAccessToken,
@@ -48,6 +49,10 @@ export interface Scenario {
   baseline: BaselineId;
   /** When set, the summary line says PASS/BELOW against this ratio (informational). */
   targetRatio?: number;
+  /** When set, the summary line also holds the run's p99 latency to this bound (ms). */
+  maxP99Ms?: number;
+  /** Load connections for this scenario when its issue names a number (else the run's setting). */
+  connections?: number;
   /** Creates the data the scenario reads once the service is healthy (it has migrated its database). */
   seed?: (context: SeedContext) => Promise<Seeded>;
   /** Instead of load: a few sequential requests, for endpoints whose rate limits forbid a load test. */
@@ -153,6 +158,18 @@ export function expectGraphQLData(field: string): ResponseCheck {
     return undefined;
   };
 }
+
+/** A 2xx GraphQL response without errors, whatever its data (a write that answers joins and leaves). */
+export const expectGraphQLNoErrors: ResponseCheck = (status, body) => {
+  if (status < 200 || status > 299) return `status ${status}: ${body.slice(0, 200)}`;
+  const { value, problem } = parseJson(body);
+  if (problem) return problem;
+  if (!isObject(value)) return 'body is not a JSON object';
+  if (Array.isArray(value.errors) && value.errors.length > 0) {
+    return `GraphQL errors: ${JSON.stringify(value.errors).slice(0, 300)}`;
+  }
+  return isObject(value.data) ? undefined : 'data is missing';
+};
 
 export const HELLO = { hello: 'world' };
 
@@ -297,6 +314,30 @@ export const SCENARIOS: readonly Scenario[] = [
       return { bodies: users.map(eventsLoginBody) };
     },
     check: expectGraphQLData('login'),
+  },
+  {
+    // Issue 13: the reference web client's own event page, read anonymously among 100k events.
+    id: 'events-fetch-event',
+    name: 'events FetchEvent (100k events)',
+    service: 'events',
+    request: { method: 'POST', path: '/api', headers: JSON_HEADERS },
+    baseline: 'pg',
+    targetRatio: 0.3,
+    maxP99Ms: 50,
+    connections: 50,
+    seed: (context) => seedFetchEvent(context, FULL_EVENT_DOCUMENTS.FetchEvent!),
+    check: expectGraphQLData('event'),
+  },
+  {
+    // Issue 13: joinEvent on a FREE event; each connection is one profile that joins then leaves.
+    id: 'events-join-event',
+    name: 'events joinEvent + leaveEvent (FREE)',
+    service: 'events',
+    request: { method: 'POST', path: '/api', headers: JSON_HEADERS },
+    baseline: 'pg',
+    connections: 50,
+    seed: (context) => seedJoinEvent(context, 50),
+    check: expectGraphQLNoErrors,
   },
   {
     id: 'microblog-token-password',

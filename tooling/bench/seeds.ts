@@ -14,6 +14,12 @@ export interface Seeded {
   headers?: Record<string, string>;
   /** Taken in turn by the requests of a bounded scenario (and the probe takes the first). */
   bodies?: string[];
+  /**
+   * For writes that cannot repeat (a join): load connection k takes entry k (mod their number) and
+   * sends its bodies in turn, with its headers, for the whole run (the probe sends the first entry's
+   * bodies once each, so the state it leaves is where a connection starts).
+   */
+  perConnection?: Array<{ headers: Record<string, string>; bodies: string[] }>;
 }
 
 export interface SeededUser {
@@ -56,6 +62,24 @@ async function postJson(
   if (!response.ok)
     throw new Error(`POST ${new URL(url).pathname} → ${response.status}: ${text.slice(0, 200)}`);
   return JSON.parse(text) as unknown;
+}
+
+/** One GraphQL operation through the events API; GraphQL errors are thrown. */
+export async function postGraphQL(
+  baseUrl: string,
+  query: string,
+  token: string | undefined,
+  variables: Record<string, unknown>,
+): Promise<unknown> {
+  const result = (await postJson(
+    `${baseUrl}/api`,
+    { query, variables },
+    'application/json',
+    token ? { authorization: `Bearer ${token}` } : {},
+  )) as { errors?: unknown[] };
+  if (result.errors?.length)
+    throw new Error(`GraphQL errors: ${JSON.stringify(result.errors).slice(0, 300)}`);
+  return result;
 }
 
 function pick(value: unknown, path: string[]): unknown {

@@ -3,5 +3,5 @@ export { AppContext, type AppServices } from './context.js';
 export { createServer, type AppServer } from './server.js';
 export { startService } from './boot.js';
 export { migrationSets } from './migrations/index.js';
-export { FULL_CONFIG_QUERY } from './graphql/web-client-documents.js';
+export { FULL_CONFIG_QUERY, FULL_EVENT_DOCUMENTS } from './graphql/web-client-documents.js';
 export { adminCreateUser, type AdminCreatedUser } from './admin/create-user.js';
