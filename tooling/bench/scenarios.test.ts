@@ -67,6 +67,8 @@ describe('bench scenarios', () => {
       'microblog-verify-app',
       'microblog-verify-account',
       'events-login',
+      'events-fetch-event',
+      'events-join-event',
       'microblog-token-password',
     ]);
     expect(
