@@ -33,6 +33,7 @@ import { CommentService } from './modules/comments/comment.service.js';
 import { AnonymousActor } from './modules/participations/anonymous-actor.js';
 import { ParticipationMails } from './modules/participations/participation-mails.js';
 import { ParticipationService } from './modules/participations/participation.service.js';
+import { AnnouncementMails } from './modules/announcements/announcement-mails.js';
 import { exportJobs } from './modules/exports/exports.jobs.js';
 import { ParticipantExportService } from './modules/exports/participant-export.service.js';
 import { appVersion } from './version.js';
@@ -75,6 +76,8 @@ export interface AppServices {
   comments: CommentService;
   /** Exports of events' participant lists (CSV, PDF, ODS), kept an hour for their organizer. */
   participantExports: ParticipantExportService;
+  /** Announcements (organizers' comments flagged so) e-mailed to the events' participants. */
+  announcements: AnnouncementMails;
   /** The moderation log (`action_logs`). */
   actionLogs: ActionLogStore;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
@@ -197,6 +200,15 @@ export const AppContext = {
         }),
       });
     const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);
+    const announcements =
+      overrides.announcements ??
+      new AnnouncementMails({
+        sequelize,
+        queue,
+        mailer,
+        instanceName: () => instanceConfig.settings().instanceName,
+        logger: logger.child({ component: 'announcements' }),
+      });
     const services: AppServices = {
       logger,
       sequelize,
@@ -232,8 +244,15 @@ export const AppContext = {
       anonymousActor,
       comments:
         overrides.comments ??
-        new CommentService({ sequelize, actors, actionLogs, publicUrl: config.http.publicUrl }),
+        new CommentService({
+          sequelize,
+          actors,
+          actionLogs,
+          publicUrl: config.http.publicUrl,
+          afterCreate: (comment) => announcements.commentCreated(comment),
+        }),
       participantExports,
+      announcements,
       actionLogs,
       media,
       remoteMedia,

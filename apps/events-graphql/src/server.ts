@@ -87,6 +87,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.federation.startWorkers();
       await ctx.remoteMedia.jobs.registerWorker();
       await ctx.participations.registerWorkers();
+      await ctx.announcements.registerWorkers();
       await ctx.events.registerWorkers();
       await ctx.queue.start();
       // Web processes only enqueue: housekeeping runs where workers run.
