@@ -21,6 +21,7 @@ import { uploadsOf } from './http/uploads.js';
 import { migrationSets } from './migrations/index.js';
 import { configAnswerCache } from './modules/config/config.answer-cache.js';
 import { exportsRouter } from './modules/exports/exports.router.js';
+import { participationPagesRouter } from './modules/participation-pages/participation-pages.router.js';
 import { BearerAuthentication } from './modules/users/bearer-auth.js';
 
 export interface AppServer {
@@ -60,6 +61,8 @@ export function createServer(ctx: AppContext): AppServer {
   app.use('/media', serveMedia(ctx.media.storage));
   // Participant exports, to the event's organizer only (a bearer token, as on /api).
   app.use(exportsRouter(ctx.participantExports, bearer));
+  // The pages the anonymous participation e-mails link to (confirm, cancel).
+  app.use(participationPagesRouter(ctx));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
   // WebFinger, host-meta, actor documents (`/@:name`, `/relay`) and the inboxes.
   app.use(ctx.federation.routes({ actorPath: '/@:name', instanceActorPath: '/relay' }));
