@@ -44,7 +44,7 @@ export const pdfWriter: ExportWriter = {
         {
           table: {
             headerRows: 1,
-            widths: ['*', 'auto', '*', 'auto'],
+            widths: ['*', 90, '*', 'auto'],
             body: [
               table.columns.map((column) => ({ text: column, bold: true })),
               ...table.rows.map((row) => row.map((cell) => ({ text: cell }))),
