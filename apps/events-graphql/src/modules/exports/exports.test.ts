@@ -182,6 +182,37 @@ describe('participant exports (issue 13 §3)', () => {
     for (const row of rows.slice(1)) expect(Date.parse(row[3]!)).to.be.closeTo(Date.now(), 10 * 60_000);
   });
 
+  it('exports CSV when no format is given, and names the download after any title', async () => {
+    const other = ok<{ id: string }>(
+      await gql(server, CREATE_EVENT, {
+        token: organizer.token,
+        variables: {
+          organizerActorId: organizer.profileId,
+          title: 'Fête d’été / 2030',
+          beginsOn: new Date(Date.now() + 86_400_000).toISOString(),
+        },
+      }),
+      'createEvent',
+    );
+    const name = ok<string>(await exportAs(organizer, { eventId: other.id }), 'exportEventParticipants');
+    expect(name).to.match(/\.csv$/);
+    const response = await download(`/exports/csv/${name}`);
+    expect(response.status).to.equal(200);
+    // An ASCII fallback, and the exact name for clients that read RFC 6266's filename*.
+    expect(response.headers.get('content-disposition')).to.match(
+      /^attachment; filename="[^"]+_participants\.csv"; filename\*=UTF-8''F%C3%AAte%20d%E2%80%99%C3%A9t%C3%A9%20_%202030_participants\.csv$/,
+    );
+    // Its event deleted, an export is gone at once (the job deletes the file later).
+    ok(
+      await gql(server, 'mutation($id: ID!) { deleteEvent(eventId: $id) { id } }', {
+        token: organizer.token,
+        variables: { id: other.id },
+      }),
+      'deleteEvent',
+    );
+    expect((await download(`/exports/csv/${name}`)).status).to.equal(404);
+  });
+
   it('exports only the roles asked for', async () => {
     const name = await exported('CSV', ['CREATOR']);
     const rows = parseCsv(await (await download(`/exports/csv/${name}`)).text()) as string[][];
