@@ -33,6 +33,9 @@ import { CommentService } from './modules/comments/comment.service.js';
 import { AnonymousActor } from './modules/participations/anonymous-actor.js';
 import { ParticipationMails } from './modules/participations/participation-mails.js';
 import { ParticipationService } from './modules/participations/participation.service.js';
+import { AnnouncementMails } from './modules/announcements/announcement-mails.js';
+import { exportJobs } from './modules/exports/exports.jobs.js';
+import { ParticipantExportService } from './modules/exports/participant-export.service.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -71,6 +74,10 @@ export interface AppServices {
   anonymousActor: AnonymousActor;
   /** Comments under events: threads, moderation modes, tombstones. */
   comments: CommentService;
+  /** Exports of events' participant lists (CSV, PDF, ODS), kept an hour for their organizer. */
+  participantExports: ParticipantExportService;
+  /** Announcements (organizers' comments flagged so) e-mailed to the events' participants. */
+  announcements: AnnouncementMails;
   /** The moderation log (`action_logs`). */
   actionLogs: ActionLogStore;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
@@ -157,6 +164,10 @@ export const AppContext = {
     const remoteMedia =
       overrides.remoteMedia ??
       defaultRemoteMedia(config, sequelize, infrastructure.queue, federation, media, logger);
+    const anonymousActor = overrides.anonymousActor ?? new AnonymousActor(actors, actorUrls);
+    const participantExports =
+      overrides.participantExports ??
+      defaultParticipantExports(config, sequelize, anonymousActor, clock, logger);
     const jobs =
       overrides.jobs ??
       new PeriodicJobs({
@@ -166,10 +177,10 @@ export const AppContext = {
         jobs: [
           ...maintenanceJobs({ accounts: store, rateLimiter, sessions, media }),
           ...federation.maintenanceJobs(),
+          ...exportJobs(participantExports),
         ],
       });
     const { queue, mailer } = infrastructure;
-    const anonymousActor = overrides.anonymousActor ?? new AnonymousActor(actors, actorUrls);
     const participations =
       overrides.participations ??
       new ParticipationService({
@@ -189,6 +200,15 @@ export const AppContext = {
         }),
       });
     const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);
+    const announcements =
+      overrides.announcements ??
+      new AnnouncementMails({
+        sequelize,
+        queue,
+        mailer,
+        instanceName: () => instanceConfig.settings().instanceName,
+        logger: logger.child({ component: 'announcements' }),
+      });
     const services: AppServices = {
       logger,
       sequelize,
@@ -224,7 +244,15 @@ export const AppContext = {
       anonymousActor,
       comments:
         overrides.comments ??
-        new CommentService({ sequelize, actors, actionLogs, publicUrl: config.http.publicUrl }),
+        new CommentService({
+          sequelize,
+          actors,
+          actionLogs,
+          publicUrl: config.http.publicUrl,
+          afterCreate: (comment) => announcements.commentCreated(comment),
+        }),
+      participantExports,
+      announcements,
       actionLogs,
       media,
       remoteMedia,
@@ -260,6 +288,32 @@ function defaultMedia(
     storage,
     actors,
     logger: logger.child({ component: 'media' }),
+  });
+}
+
+/**
+ * Participant exports in their own storage (`DATA_DIR/exports/events`, or the S3 bucket under
+ * `exports/`): not the media storage, whose files `/media` serves to anyone.
+ */
+function defaultParticipantExports(
+  config: EventsConfig,
+  sequelize: Sequelize,
+  anonymousActor: AnonymousActor,
+  clock: () => Date,
+  logger: Logger,
+): ParticipantExportService {
+  const storage = createMediaStorage({
+    dir: join(config.dataDir, 'exports', 'events'),
+    s3: config.media.s3,
+    baseUrl: `${config.http.publicUrl}/exports`,
+  });
+  return new ParticipantExportService({
+    sequelize,
+    storage,
+    formats: () => config.instance.exportFormats,
+    anonymousActorId: () => anonymousActor.id(),
+    clock,
+    logger: logger.child({ component: 'exports' }),
   });
 }
 

@@ -20,6 +20,8 @@ import { homeRouter } from './http/home.js';
 import { uploadsOf } from './http/uploads.js';
 import { migrationSets } from './migrations/index.js';
 import { configAnswerCache } from './modules/config/config.answer-cache.js';
+import { exportsRouter } from './modules/exports/exports.router.js';
+import { participationPagesRouter } from './modules/participation-pages/participation-pages.router.js';
 import { BearerAuthentication } from './modules/users/bearer-auth.js';
 
 export interface AppServer {
@@ -57,6 +59,10 @@ export function createServer(ctx: AppContext): AppServer {
   );
   // Uploaded files, by the keys the pipeline gave them.
   app.use('/media', serveMedia(ctx.media.storage));
+  // Participant exports, to the event's organizer only (a bearer token, as on /api).
+  app.use(exportsRouter(ctx.participantExports, bearer));
+  // The pages the anonymous participation e-mails link to (confirm, cancel).
+  app.use(participationPagesRouter(ctx));
   if (config.graphql.graphiql) app.use(graphiqlRouter());
   // WebFinger, host-meta, actor documents (`/@:name`, `/relay`) and the inboxes.
   app.use(ctx.federation.routes({ actorPath: '/@:name', instanceActorPath: '/relay' }));
@@ -84,6 +90,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.federation.startWorkers();
       await ctx.remoteMedia.jobs.registerWorker();
       await ctx.participations.registerWorkers();
+      await ctx.announcements.registerWorkers();
       await ctx.events.registerWorkers();
       await ctx.queue.start();
       // Web processes only enqueue: housekeeping runs where workers run.

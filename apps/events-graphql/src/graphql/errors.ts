@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { GraphQLError, type SourceLocation } from 'graphql';
 import { AppError, BadInput, type Logger } from '@agora/core';
+import { referenceArgumentMessage } from './invalid-arguments.js';
 
 /**
  * One error as the reference API sends it: its extra keys at the top level of the error (clients read
@@ -149,7 +150,8 @@ export function formatError(error: unknown, logger: Logger): WireError[] {
   const code = graphQLError?.extensions.code;
   const http = graphQLError?.extensions.http as { status?: number } | undefined;
   if (graphQLError && typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
-    return [wire(graphQLError.message, code.toLowerCase(), http?.status ?? 400, graphQLError)];
+    const message = referenceArgumentMessage(graphQLError) ?? graphQLError.message;
+    return [wire(message, code.toLowerCase(), http?.status ?? 400, graphQLError)];
   }
   // Apollo's refusals of the request itself that carry a client status but no code (a persisted-query
   // hash that does not match its query): the client's error, with Apollo's message.

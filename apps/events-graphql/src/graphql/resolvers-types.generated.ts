@@ -574,6 +574,12 @@ export type EventVisibility =
   | 'RESTRICTED'
   | 'UNLISTED';
 
+/** The file formats of an export of participants. */
+export type ExportFormatEnum =
+  | 'CSV'
+  | 'ODS'
+  | 'PDF';
+
 export type ExportFormats = {
   __typename?: 'ExportFormats';
   eventParticipants: Maybe<Array<Maybe<Scalars['String']['output']>>>;
@@ -922,6 +928,12 @@ export type RootMutationType = {
   deleteFeedToken: Maybe<DeletedFeedToken>;
   /** Delete one of the signed-in user's profiles (never the last one) */
   deletePerson: Maybe<Person>;
+  /**
+   * The event's organizer exports its participants with these roles (all when empty) in one of the
+   * instance's formats (`config.exportFormats`; CSV when not given); the answer is the file's name, downloaded by the
+   * organizer at `/exports/<format in lower case>/<name>` for an hour
+   */
+  exportEventParticipants: Maybe<Scalars['String']['output']>;
   /** A profile of the caller, or (anonymously) the instance's anonymous actor with an e-mail, joins an event */
   joinEvent: Maybe<Participant>;
   /** A profile of the caller leaves an event; an anonymous participant gives its cancellation token */
@@ -1069,6 +1081,13 @@ export type RootMutationTypeDeleteFeedTokenArgs = {
 
 export type RootMutationTypeDeletePersonArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type RootMutationTypeExportEventParticipantsArgs = {
+  eventId: Scalars['ID']['input'];
+  format?: InputMaybe<ExportFormatEnum>;
+  roles?: InputMaybe<Array<InputMaybe<ParticipantRoleEnum>>>;
 };
 
 
@@ -1653,6 +1672,7 @@ export type ResolversTypes = {
   EventParticipationConditionInput: EventParticipationConditionInput;
   EventStatus: EventStatus;
   EventVisibility: EventVisibility;
+  ExportFormatEnum: ExportFormatEnum;
   ExportFormats: ResolverTypeWrapper<ExportFormats>;
   Features: ResolverTypeWrapper<Features>;
   FeedToken: ResolverTypeWrapper<FeedTokenRecord>;
@@ -2313,6 +2333,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   deleteEvent?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteEventArgs, 'eventId'>>;
   deleteFeedToken?: Resolver<Maybe<ResolversTypes['DeletedFeedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteFeedTokenArgs, 'token'>>;
   deletePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeDeletePersonArgs, 'id'>>;
+  exportEventParticipants?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeExportEventParticipantsArgs, 'eventId' | 'roles'>>;
   joinEvent?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeJoinEventArgs, 'actorId' | 'eventId'>>;
   leaveEvent?: Resolver<Maybe<ResolversTypes['DeletedParticipant']>, ParentType, ContextType, RequireFields<RootMutationTypeLeaveEventArgs, 'actorId' | 'eventId'>>;
   login?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeLoginArgs, 'email' | 'password'>>;

@@ -561,67 +561,8 @@ ${EVENT_OPTIONS_FRAGMENT}
 ${ACTOR_FRAGMENT}`;
 
 /**
- * The reference web client's event documents that validate fully against our schema (issue 13 §1).
- * Not yet: FetchEventBasic and Participants (participantStats, participants), JoinEvent, LeaveEvent,
- * ConfirmParticipation, UpdateParticipant, EventPersonParticipation, ExportEventParticipants,
- * FetchGroupEvents, EventConversations; and the three below that read `participantStats`.
- */
-export const EVENT_DOCUMENTS: Readonly<Record<string, string>> = {
-  DeleteEvent: `mutation DeleteEvent($eventId: ID!) {
-  deleteEvent(eventId: $eventId) {
-    id
-  }
-}`,
-  FetchEvents: `query FetchEvents($orderBy: EventOrderBy, $direction: SortDirection, $page: Int, $limit: Int) {
-  events(orderBy: $orderBy, direction: $direction, page: $page, limit: $limit) {
-    total
-    elements {
-      id
-      uuid
-      url
-      local
-      title
-      description
-      beginsOn
-      endsOn
-      status
-      visibility
-      insertedAt
-      language
-      picture {
-        id
-        url
-      }
-      publishAt
-      physicalAddress {
-        ...AdressFragment
-      }
-      organizerActor {
-        ...ActorFragment
-      }
-      attributedTo {
-        ...ActorFragment
-      }
-      category
-      tags {
-        ...TagFragment
-      }
-      options {
-        ...EventOptions
-      }
-    }
-  }
-}
-${ADDRESS_FRAGMENT}
-${TAG_FRAGMENT}
-${EVENT_OPTIONS_FRAGMENT}
-${ACTOR_FRAGMENT}`,
-};
-
-/**
- * The web client's event page and form documents (its `FullEvent` fragment). Everything in them is
- * answered here except `Event.participantStats`, which the participation work adds; once it lands
- * these validate whole and belong in EVENT_DOCUMENTS.
+ * The web client's event page and form documents (its `FullEvent` fragment, as `FETCH_EVENT`,
+ * `CREATE_EVENT` and `EDIT_EVENT` send it); they validate whole and are in EVENT_DOCUMENTS too.
  */
 export const FULL_EVENT_DOCUMENTS: Readonly<Record<string, string>> = {
   FetchEvent: `query FetchEvent($uuid: UUID!) {
@@ -728,6 +669,68 @@ ${FULL_EVENT_FRAGMENT}`,
   }
 }
 ${FULL_EVENT_FRAGMENT}`,
+};
+
+/**
+ * The reference web client's event documents that validate fully against our schema (issue 13 §1).
+ * Its participation documents are checked by the participations tests; not here: JoinEvent (the
+ * current client's `Timezone` where the seed has `String`), ExportEventParticipants (the current
+ * `ParticipantExport` where the seed answers a `String`), FetchGroupEvents and EventConversations
+ * (groups and conversations are not served yet).
+ */
+export const EVENT_DOCUMENTS: Readonly<Record<string, string>> = {
+  FetchEvent: FULL_EVENT_DOCUMENTS['FetchEvent']!,
+  CreateEvent: FULL_EVENT_DOCUMENTS['createEvent']!,
+  EditEvent: FULL_EVENT_DOCUMENTS['updateEvent']!,
+  DeleteEvent: `mutation DeleteEvent($eventId: ID!) {
+  deleteEvent(eventId: $eventId) {
+    id
+  }
+}`,
+  FetchEvents: `query FetchEvents($orderBy: EventOrderBy, $direction: SortDirection, $page: Int, $limit: Int) {
+  events(orderBy: $orderBy, direction: $direction, page: $page, limit: $limit) {
+    total
+    elements {
+      id
+      uuid
+      url
+      local
+      title
+      description
+      beginsOn
+      endsOn
+      status
+      visibility
+      insertedAt
+      language
+      picture {
+        id
+        url
+      }
+      publishAt
+      physicalAddress {
+        ...AdressFragment
+      }
+      organizerActor {
+        ...ActorFragment
+      }
+      attributedTo {
+        ...ActorFragment
+      }
+      category
+      tags {
+        ...TagFragment
+      }
+      options {
+        ...EventOptions
+      }
+    }
+  }
+}
+${ADDRESS_FRAGMENT}
+${TAG_FRAGMENT}
+${EVENT_OPTIONS_FRAGMENT}
+${ACTOR_FRAGMENT}`,
 };
 
 const COMMENT_FIELDS_FRAGMENT = `fragment CommentFields on Comment {

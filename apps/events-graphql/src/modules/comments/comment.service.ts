@@ -46,6 +46,8 @@ export interface CommentServiceOptions {
   actionLogs: ActionLogStore;
   /** Comment URLs are `<publicUrl>/comments/<uuid>`. */
   publicUrl: string;
+  /** Told of each comment once it is written (announcement e-mails). */
+  afterCreate?: (comment: CommentRow) => Promise<void>;
 }
 
 /** What the rules need of the event a comment is under. */
@@ -102,6 +104,7 @@ export class CommentService {
         },
       },
     );
+    await this.options.afterCreate?.(row!);
     return row!;
   }
 

@@ -1,9 +1,11 @@
-import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { GraphQLScalarType, Kind } from 'graphql';
+import { InvalidScalarValue } from '../../graphql/invalid-arguments.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function parseUuid(value: unknown): string {
-  if (typeof value !== 'string' || !UUID.test(value)) throw new GraphQLError('UUID must be a UUID string');
+  if (typeof value !== 'string' || !UUID.test(value))
+    throw new InvalidScalarValue('UUID must be a UUID string');
   return value.toLowerCase();
 }
 
