@@ -1,3 +1,4 @@
+import { EventAnswerGeneration } from './modules/events/event-answer-cache.js';
 import { JwtSessions, RateLimiter, UserStore } from '@agora/auth';
 import { PeriodicJobs, type JobQueue, type Logger, type Mailer, type PubSub } from '@agora/core';
 import { ActorStore, type Federation } from '@agora/federation';
@@ -48,6 +49,8 @@ export interface AppServices {
   queue: JobQueue;
   pubsub: PubSub;
   mailer: Mailer;
+  /** Changes whenever anything an anonymous event page shows is written (the answer cache's token). */
+  eventAnswers: EventAnswerGeneration;
   instanceConfig: InstanceConfigService;
   statistics: StatisticsService;
   languages: LanguageService;
@@ -119,6 +122,8 @@ export const AppContext = {
         anonymousActorId: () => anonymousActor.id(),
       });
     infrastructure.onClose(() => instanceConfig.stop());
+    const eventAnswers = overrides.eventAnswers ?? new EventAnswerGeneration({ pubsub, logger });
+    infrastructure.onClose(() => eventAnswers.stop());
     const clock = overrides.clock ?? (() => new Date());
     const sessions =
       overrides.sessions ??
@@ -215,6 +220,7 @@ export const AppContext = {
       queue,
       pubsub,
       mailer,
+      eventAnswers,
       instanceConfig,
       statistics,
       languages: overrides.languages ?? new LanguageService(),

@@ -20,6 +20,7 @@ import { homeRouter } from './http/home.js';
 import { uploadsOf } from './http/uploads.js';
 import { migrationSets } from './migrations/index.js';
 import { configAnswerCache } from './modules/config/config.answer-cache.js';
+import { eventAnswerCache } from './modules/events/event-answer-cache.js';
 import { exportsRouter } from './modules/exports/exports.router.js';
 import { participationPagesRouter } from './modules/participation-pages/participation-pages.router.js';
 import { BearerAuthentication } from './modules/users/bearer-auth.js';
@@ -37,7 +38,11 @@ export interface AppServer {
 export function createServer(ctx: AppContext): AppServer {
   const { config, logger } = ctx;
   const pipeline = new GraphQLPipeline(ctx, logger);
-  const apollo = createApollo({ pipeline, nodeEnv: config.nodeEnv, plugins: [configAnswerCache()] });
+  const apollo = createApollo({
+    pipeline,
+    nodeEnv: config.nodeEnv,
+    plugins: [configAnswerCache(), ...eventAnswerCache()],
+  });
   const bearer = new BearerAuthentication(ctx.sessions);
   let apolloHandler: RequestHandler | undefined;
 
@@ -86,6 +91,7 @@ export function createServer(ctx: AppContext): AppServer {
       started = true;
       if (config.db.migrateOnStart) await runMigrations(ctx.sequelize, migrationSets(), logger);
       await ctx.instanceConfig.start();
+      await ctx.eventAnswers.start();
       await ctx.actors.registerKeyWorker();
       await ctx.federation.startWorkers();
       await ctx.remoteMedia.jobs.registerWorker();

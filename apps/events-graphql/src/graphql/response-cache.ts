@@ -12,9 +12,13 @@ import type { GraphQLContext } from './context.js';
 /**
  * For a root query field whose answer depends on nothing but its arguments and one piece of server
  * state: returns that state's current identity (for `config`, the cached configuration object, which
- * is replaced whenever the settings change).
+ * is replaced whenever the settings change), compared with `===`; or UNCACHEABLE when this caller's
+ * answer must be computed (it depends on who asks).
  */
 export type StateToken = (context: GraphQLContext) => unknown;
+
+/** What a token returns for a caller whose answer is never stored nor served from the cache. */
+export const UNCACHEABLE: unique symbol = Symbol('uncacheable');
 
 interface Variant {
   state: unknown[];
@@ -79,8 +83,9 @@ export class ResponseCache {
     plan: ResponsePlan,
     variablesKey: string,
     context: GraphQLContext,
-  ): { result?: FormattedExecutionResult; state: unknown[] } {
+  ): { result?: FormattedExecutionResult; state: unknown[] } | undefined {
     const state = plan.tokens.map((token) => token(context));
+    if (state.includes(UNCACHEABLE)) return undefined;
     const variant = plan.variants.get(variablesKey);
     const fresh = variant !== undefined && variant.state.every((value, index) => value === state[index]);
     return fresh ? { result: variant.result, state } : { state };
@@ -122,8 +127,9 @@ export class ResponseCache {
  */
 export function wholeAnswerCache(
   tokens: Readonly<Record<string, StateToken>>,
+  options?: { maxVariants: number },
 ): ApolloServerPlugin<GraphQLContext> {
-  const cache = new ResponseCache(new Map(Object.entries(tokens)));
+  const cache = new ResponseCache(new Map(Object.entries(tokens)), options);
   return {
     async requestDidStart(): Promise<GraphQLRequestListener<GraphQLContext>> {
       let slot: { plan: ResponsePlan; key: string; state: unknown[] } | undefined;
@@ -132,7 +138,9 @@ export function wholeAnswerCache(
           const plan = operation && cache.plan(document, operation);
           if (!plan) return null;
           const key = request.variables ? JSON.stringify(request.variables) : '';
-          const { result, state } = cache.lookup(plan, key, contextValue);
+          const found = cache.lookup(plan, key, contextValue);
+          if (!found) return null;
+          const { result, state } = found;
           if (result)
             return {
               body: { kind: 'single', singleResult: result },
