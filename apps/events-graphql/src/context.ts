@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { EventsConfig } from './config/config.js';
 import { eventsActorUrls } from './federation/actor-urls.js';
+import { EventFederation } from './federation/events.federation.js';
 import { eventsFederation } from './federation/federation.js';
 import { maintenanceJobs } from './jobs/maintenance.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
@@ -61,6 +62,8 @@ export interface AppServices {
   actors: ActorStore;
   /** Discovery, inboxes, remote actors and the delivery pipeline (packages/federation). */
   federation: Federation;
+  /** Events, comments and participation over ActivityPub (Event, Note, Join/Accept/Reject/Leave). */
+  eventFederation: EventFederation;
   /** Profiles: the Person actors owned by local users. */
   persons: PersonService;
   /** Events organized by profiles: their rules, reads and listing. */
@@ -170,6 +173,17 @@ export const AppContext = {
       });
     const { queue, mailer } = infrastructure;
     const anonymousActor = overrides.anonymousActor ?? new AnonymousActor(actors, actorUrls);
+    const eventFederation =
+      overrides.eventFederation ??
+      new EventFederation({
+        sequelize,
+        actors,
+        federation,
+        media,
+        logger,
+        publicUrl: config.http.publicUrl,
+        clock,
+      });
     const participations =
       overrides.participations ??
       new ParticipationService({
@@ -187,7 +201,10 @@ export const AppContext = {
           instanceName: () => instanceConfig.settings().instanceName,
           logger,
         }),
+        hooks: eventFederation.participationHooks(),
       });
+    // Remote events, comments and joins reach the services through the inbox (after both exist).
+    if (!overrides.eventFederation) eventFederation.registerInbox(participations);
     const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);
     const services: AppServices = {
       logger,
@@ -206,6 +223,7 @@ export const AppContext = {
       accounts: store,
       actors,
       federation,
+      eventFederation,
       persons,
       events:
         overrides.events ??
@@ -218,13 +236,24 @@ export const AppContext = {
           clock,
           publicUrl: config.http.publicUrl,
           longEventDays: config.instance.longEventDays,
-          afterUpdate: (before, after) => participations.eventUpdated(before, after),
+          afterUpdate: async (before, after) => {
+            await participations.eventUpdated(before, after);
+            await eventFederation.eventUpdated(before, after);
+          },
+          afterPublish: (event) => eventFederation.eventPublished(event),
+          afterDelete: (event) => eventFederation.eventDeleted(event),
         }),
       participations,
       anonymousActor,
       comments:
         overrides.comments ??
-        new CommentService({ sequelize, actors, actionLogs, publicUrl: config.http.publicUrl }),
+        new CommentService({
+          sequelize,
+          actors,
+          actionLogs,
+          publicUrl: config.http.publicUrl,
+          afterChange: (change, comment, before) => eventFederation.commentChanged(change, comment, before),
+        }),
       actionLogs,
       media,
       remoteMedia,

@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import { commentsResolvers } from '../modules/comments/comments.resolvers.js';
 import { configResolvers } from '../modules/config/config.resolvers.js';
 import { eventsResolvers } from '../modules/events/events.resolvers.js';
+import { interactResolvers } from '../modules/interact/interact.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
 import { mediaResolvers } from '../modules/media/media.resolvers.js';
 import { participationsResolvers } from '../modules/participations/participations.resolvers.js';
@@ -26,6 +27,7 @@ const MODULE_RESOLVERS: Resolvers[] = [
   eventsResolvers,
   commentsResolvers,
   participationsResolvers,
+  interactResolvers,
 ];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */

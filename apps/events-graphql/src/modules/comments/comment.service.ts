@@ -46,6 +46,12 @@ export interface CommentServiceOptions {
   actionLogs: ActionLogStore;
   /** Comment URLs are `<publicUrl>/comments/<uuid>`. */
   publicUrl: string;
+  /** Called once a write committed (federation sends the Note, its update or its tombstone). */
+  afterChange?: (
+    change: 'created' | 'updated' | 'deleted',
+    comment: CommentRow,
+    before: CommentRow | null,
+  ) => Promise<void>;
 }
 
 /** What the rules need of the event a comment is under. */
@@ -102,6 +108,7 @@ export class CommentService {
         },
       },
     );
+    await this.options.afterChange?.('created', row!, null);
     return row!;
   }
 
@@ -129,6 +136,7 @@ export class CommentService {
       },
     );
     if (!row) throw new BadInput(COMMENT_MESSAGES.alreadyDeleted, REFUSAL);
+    await this.options.afterChange?.('updated', row, comment);
     return row;
   }
 
@@ -150,7 +158,7 @@ export class CommentService {
         throw new Forbidden(COMMENT_MESSAGES.cannotDelete, REFUSAL);
       }
     }
-    return this.options.sequelize.transaction(async (transaction) => {
+    const deleted = await this.options.sequelize.transaction(async (transaction) => {
       const [row] = await this.options.sequelize.query<CommentRow>(
         `UPDATE comments AS c SET text = NULL, actor_id = NULL, deleted_at = now(), updated_at = now()
          WHERE c.id = :id AND c.deleted_at IS NULL
@@ -173,6 +181,8 @@ export class CommentService {
       }
       return row;
     });
+    await this.options.afterChange?.('deleted', deleted, comment);
+    return deleted;
   }
 
   /**

@@ -107,6 +107,10 @@ export interface EventServiceOptions {
   longEventDays: number;
   /** Called once an update committed, with the event before and after it (participants are told). */
   afterUpdate?: (before: EventRow, after: EventRow) => Promise<void>;
+  /** Called once an event became visible (created published, or published later by its `publishAt`). */
+  afterPublish?: (event: EventRow) => Promise<void>;
+  /** Called once a deletion committed, with the event as it was (federation sends its Delete). */
+  afterDelete?: (event: EventRow) => Promise<void>;
 }
 
 const ORDER_COLUMNS = {
@@ -200,6 +204,7 @@ export class EventService {
         return (await this.byId(inserted!.id, transaction))!;
       });
       await this.schedulePublication(row);
+      if (row.publishedAt !== null) await this.options.afterPublish?.(row);
       return row;
     });
   }
@@ -313,6 +318,7 @@ export class EventService {
         replacements: { id: current.id },
       });
     });
+    await this.options.afterDelete?.(current);
     return current;
   }
 
@@ -404,6 +410,10 @@ export class EventService {
          AND publish_at <= :now`,
       { type: QueryTypes.UPDATE, replacements: { id: eventId, now } },
     );
+    if (affected > 0 && this.options.afterPublish) {
+      const row = await this.byId(eventId);
+      if (row) await this.options.afterPublish(row);
+    }
     return affected > 0;
   }
 
