@@ -56,7 +56,12 @@ export function eventObject(source: EventDocumentSource, publicUrl: string): Rec
     });
   }
   if (event.onlineAddress) {
-    attachment.push({ type: 'Link', href: event.onlineAddress, mediaType: 'text/html', name: ONLINE_ADDRESS_NAME });
+    attachment.push({
+      type: 'Link',
+      href: event.onlineAddress,
+      mediaType: 'text/html',
+      name: ONLINE_ADDRESS_NAME,
+    });
   }
   const document: Record<string, unknown> = {
     type: 'Event',
@@ -176,7 +181,8 @@ export function wrapActivity(
   actorUri: string,
   at: Date,
 ): Record<string, unknown> {
-  const id = type === 'Create' ? `${String(object.id)}/activity` : `${String(object.id)}/update/${at.getTime()}`;
+  const id =
+    type === 'Create' ? `${String(object.id)}/activity` : `${String(object.id)}/update/${at.getTime()}`;
   return {
     '@context': EVENTS_LD_CONTEXT,
     id,
@@ -223,7 +229,9 @@ function eventSummary(event: EventRow, address: AddressRow | null, timezone: str
     timeStyle: 'short',
     timeZone: timezone ?? 'UTC',
   }).format(event.beginsOn);
-  const where = address ? [address.description, address.locality, address.country].filter(Boolean).join(', ') : '';
+  const where = address
+    ? [address.description, address.locality, address.country].filter(Boolean).join(', ')
+    : '';
   return where ? `${when} — ${where}` : when;
 }
 

@@ -63,7 +63,10 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
   const received = (predicate: (activity: Record<string, unknown>) => boolean) =>
     remote.received.filter((item) => predicate(item.body)).map((item) => item.body);
   const objectOf = (activity: ReceivedActivity | Record<string, unknown>) =>
-    ('body' in activity ? (activity.body as Record<string, unknown>) : activity).object as Record<string, unknown>;
+    ('body' in activity ? (activity.body as Record<string, unknown>) : activity).object as Record<
+      string,
+      unknown
+    >;
   /** What the remote received about `url` (an activity whose object is it, or names it). */
   const about = (type: string, url: string) =>
     received((body) => body.type === type && (body.object === url || objectOf(body)?.id === url));
@@ -83,7 +86,10 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
     return { token: account.token, ...person };
   }
 
-  async function createEvent(variables: Record<string, unknown> = {}, as = { token, id: '' }): Promise<LocalEvent> {
+  async function createEvent(
+    variables: Record<string, unknown> = {},
+    as = { token, id: '' },
+  ): Promise<LocalEvent> {
     return ok<LocalEvent>(
       await gql(server, CREATE_EVENT, {
         token: as.token,
@@ -123,7 +129,12 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       const event = await createEvent({
         title: 'Public match',
         joinOptions: 'RESTRICTED',
-        options: { maximumAttendeeCapacity: 12, timezone: 'Europe/Paris', isOnline: true, commentModeration: 'CLOSED' },
+        options: {
+          maximumAttendeeCapacity: 12,
+          timezone: 'Europe/Paris',
+          isOnline: true,
+          commentModeration: 'CLOSED',
+        },
         physicalAddress: {
           street: '1 place Bellecour',
           locality: 'Lyon',
@@ -154,7 +165,18 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
         'https://w3id.org/security/v1',
       ]);
       const terms = context[2] as Record<string, unknown>;
-      for (const term of ['mz', 'sc', 'ical', 'pt', 'joinMode', 'repliesModerationOption', 'isOnline', 'participantCount', 'PropertyValue', 'timezone']) {
+      for (const term of [
+        'mz',
+        'sc',
+        'ical',
+        'pt',
+        'joinMode',
+        'repliesModerationOption',
+        'isOnline',
+        'participantCount',
+        'PropertyValue',
+        'timezone',
+      ]) {
         expect(terms, term).to.have.property(term);
       }
       const object = objectOf(create!);
@@ -225,10 +247,16 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       expect(received((body) => JSON.stringify(body).includes(draft.uuid))).to.have.lengthOf(0);
 
       // Publishing the draft is its Create; a later change is an Update; a deletion is a Delete(Tombstone).
-      ok(await gql(server, UPDATE_EVENT, { token, variables: { eventId: draft.id, draft: false } }), 'updateEvent');
+      ok(
+        await gql(server, UPDATE_EVENT, { token, variables: { eventId: draft.id, draft: false } }),
+        'updateEvent',
+      );
       await drain();
       expect(about('Create', draft.url)).to.have.lengthOf(1);
-      ok(await gql(server, UPDATE_EVENT, { token, variables: { eventId: draft.id, title: 'Renamed match' } }), 'updateEvent');
+      ok(
+        await gql(server, UPDATE_EVENT, { token, variables: { eventId: draft.id, title: 'Renamed match' } }),
+        'updateEvent',
+      );
       await drain();
       const [update] = about('Update', draft.url);
       expect(objectOf(update!).name).to.equal('Renamed match');
@@ -244,7 +272,10 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
     it('sends comments as Notes replying to the event or the parent comment, and their tombstones', async () => {
       const event = await createEvent({ title: 'Commented match' });
       const first = ok<{ id: string; url: string }>(
-        await gql(server, CREATE_COMMENT, { token, variables: { eventId: event.id, text: 'Who brings the ball?' } }),
+        await gql(server, CREATE_COMMENT, {
+          token,
+          variables: { eventId: event.id, text: 'Who brings the ball?' },
+        }),
         'createComment',
       );
       const reply = ok<{ id: string; url: string }>(
@@ -315,7 +346,9 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       });
 
       await send(organizer, activityOf('Update', organizer, { ...event, name: 'Repair café (moved)' }));
-      expect(ok<{ title: string }>(await eventByUuid(event.uuid), 'event').title).to.equal('Repair café (moved)');
+      expect(ok<{ title: string }>(await eventByUuid(event.uuid), 'event').title).to.equal(
+        'Repair café (moved)',
+      );
 
       await send(organizer, deleteOf(organizer, event.id));
       const gone = await eventByUuid(event.uuid);
@@ -329,7 +362,15 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       expect(firstErrorFields(await eventByUuid(event.uuid), 'code').code).to.equal('event_not_found');
       // An Update by another actor of the same instance leaves a stored event as it was.
       await send(organizer, activityOf('Create', organizer, event));
-      await send(impostor, activityOf('Update', impostor, { ...event, name: 'Hijacked', attributedTo: impostor.uri, actor: impostor.uri }));
+      await send(
+        impostor,
+        activityOf('Update', impostor, {
+          ...event,
+          name: 'Hijacked',
+          attributedTo: impostor.uri,
+          actor: impostor.uri,
+        }),
+      );
       expect(ok<{ title: string }>(await eventByUuid(event.uuid), 'event').title).to.equal('Repair café');
     });
 
@@ -410,8 +451,17 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       );
       expect(rows.map((row) => row.role)).to.deep.equal(['NOT_APPROVED', 'NOT_APPROVED']);
 
-      ok(await gql(server, UPDATE_PARTICIPATION, { token, variables: { id: rows[0]!.id, role: 'PARTICIPANT' } }), 'updateParticipation');
-      ok(await gql(server, UPDATE_PARTICIPATION, { token, variables: { id: rows[1]!.id, role: 'REJECTED' } }), 'updateParticipation');
+      ok(
+        await gql(server, UPDATE_PARTICIPATION, {
+          token,
+          variables: { id: rows[0]!.id, role: 'PARTICIPANT' },
+        }),
+        'updateParticipation',
+      );
+      ok(
+        await gql(server, UPDATE_PARTICIPATION, { token, variables: { id: rows[1]!.id, role: 'REJECTED' } }),
+        'updateParticipation',
+      );
       await drain();
       const accept = await remote.acceptOf(join.id);
       expect(accept.body.id).to.equal(`${server.url}/accept/join/${rows[0]!.id}`);
@@ -425,7 +475,10 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       await send(organizer, activityOf('Create', organizer, document));
       const stored = ok<{ id: string }>(await eventByUuid(document.uuid), 'event');
       const joined = ok<{ id: string; role: string }>(
-        await gql(server, JOIN, { token, variables: { eventId: stored.id, actorId: profile.id, message: 'Hi' } }),
+        await gql(server, JOIN, {
+          token,
+          variables: { eventId: stored.id, actorId: profile.id, message: 'Hi' },
+        }),
         'joinEvent',
       );
       expect(joined.role).to.equal('NOT_APPROVED');
@@ -442,13 +495,19 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
         actor: organizer.uri,
         object: join!.id,
       });
-      const [row] = await server.ctx.sequelize.query<{ role: string }>('SELECT role FROM participants WHERE id = :id', {
-        type: QueryTypes.SELECT,
-        replacements: { id: joined.id },
-      });
+      const [row] = await server.ctx.sequelize.query<{ role: string }>(
+        'SELECT role FROM participants WHERE id = :id',
+        {
+          type: QueryTypes.SELECT,
+          replacements: { id: joined.id },
+        },
+      );
       expect(row!.role).to.equal('PARTICIPANT');
 
-      ok(await gql(server, LEAVE, { token, variables: { eventId: stored.id, actorId: profile.id } }), 'leaveEvent');
+      ok(
+        await gql(server, LEAVE, { token, variables: { eventId: stored.id, actorId: profile.id } }),
+        'leaveEvent',
+      );
       await drain();
       const [leave] = received((body) => body.type === 'Leave' && body.object === document.id);
       expect(leave).to.include({ actor: profile.url });
@@ -463,7 +522,10 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
         '@context': activityOf('Create', organizer, document)['@context'],
         ...document,
       });
-      const found = ok<Record<string, unknown>>(await gql(server, INTERACT, { variables: { uri: url } }), 'interact');
+      const found = ok<Record<string, unknown>>(
+        await gql(server, INTERACT, { variables: { uri: url } }),
+        'interact',
+      );
       expect(found).to.deep.include({
         url,
         uuid: document.uuid,
@@ -472,7 +534,9 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
         organizerActor: { url: organizer.uri, domain: remote.host },
         physicalAddress: { locality: 'Lyon' },
       });
-      expect(ok<{ title: string }>(await eventByUuid(document.uuid), 'event').title).to.equal('Fetched meetup');
+      expect(ok<{ title: string }>(await eventByUuid(document.uuid), 'event').title).to.equal(
+        'Fetched meetup',
+      );
       // A private address is refused by the guarded client; an unknown object is not found.
       const refused = await gql(server, INTERACT, { variables: { uri: 'http://10.1.2.3/events/x' } });
       expect(firstErrorFields(refused, 'code').code).to.equal('not_found');
@@ -499,12 +563,17 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       const html = await page.text();
       expect(html).to.include('Negotiated &#60;match&#62;').and.not.include('<match>');
 
-      const note = (await (await fetch(comment.url, { headers: { accept: AP } })).json()) as Record<string, unknown>;
+      const note = (await (await fetch(comment.url, { headers: { accept: AP } })).json()) as Record<
+        string,
+        unknown
+      >;
       expect(note).to.include({ type: 'Note', id: comment.url, inReplyTo: event.url, content: 'Hello' });
 
       const privateEvent = await createEvent({ title: 'Hidden match', visibility: 'PRIVATE' });
       expect((await fetch(privateEvent.url, { headers: { accept: AP } })).status).to.equal(404);
-      expect((await fetch(`${server.url}/events/not-a-uuid`, { headers: { accept: AP } })).status).to.equal(404);
+      expect((await fetch(`${server.url}/events/not-a-uuid`, { headers: { accept: AP } })).status).to.equal(
+        404,
+      );
     });
   });
 });

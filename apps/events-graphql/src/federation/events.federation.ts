@@ -16,7 +16,12 @@ import {
 } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { COMMENT_COLUMNS, type CommentRow } from '../modules/comments/comment-row.js';
-import { ADDRESS_COLUMNS, EVENT_COLUMNS, type AddressRow, type EventRow } from '../modules/events/event-row.js';
+import {
+  ADDRESS_COLUMNS,
+  EVENT_COLUMNS,
+  type AddressRow,
+  type EventRow,
+} from '../modules/events/event-row.js';
 import type { MediaService } from '../modules/media/media.service.js';
 import type { ParticipantRow } from '../modules/participations/participant-row.js';
 import type {
@@ -180,10 +185,13 @@ export class EventFederation {
     const organizer = await this.options.actors.findById(event.organizerActorId);
     if (!organizer) return;
     // The participants are gone with the event: its followers hear of it.
-    await this.options.federation.delivery.deliver(deleteActivity(event.url, organizer, this.clock(), 'Event'), {
-      senderActorId: organizer.id,
-      followersOf: event.attributedToId ?? organizer.id,
-    });
+    await this.options.federation.delivery.deliver(
+      deleteActivity(event.url, organizer, this.clock(), 'Event'),
+      {
+        senderActorId: organizer.id,
+        followersOf: event.attributedToId ?? organizer.id,
+      },
+    );
   }
 
   /** A local profile's Join of a remote event, to the event's organizer; its id is the participation's url. */
@@ -268,10 +276,14 @@ export class EventFederation {
   private async receiveEvent({ activity, signer }: InboxContext): Promise<void> {
     const object = activity.object as Record<string, unknown>;
     const parsed = parseRemoteEvent(object);
-    if (!parsed.ok) return void this.logger.info({ reason: parsed.reason, id: idOf(object) }, 'ignored an event');
+    if (!parsed.ok)
+      return void this.logger.info({ reason: parsed.reason, id: idOf(object) }, 'ignored an event');
     const organizer = await this.organizerOf(parsed.value, signer);
     if (!organizer) {
-      return void this.logger.info({ id: parsed.value.url, signer: signer.uri }, 'event not attributed to its signer');
+      return void this.logger.info(
+        { id: parsed.value.url, signer: signer.uri },
+        'event not attributed to its signer',
+      );
     }
     await this.storeRemoteEvent(parsed.value, organizer);
   }
@@ -310,7 +322,8 @@ export class EventFederation {
       if (existing && (existing.local || existing.organizerActorId !== organizer.id)) return null;
       const addressId = await this.storeAddress(existing?.physicalAddressId ?? null, values, transaction);
       const now = this.clock();
-      const published = values.publishedAt && values.publishedAt.getTime() < now.getTime() ? values.publishedAt : now;
+      const published =
+        values.publishedAt && values.publishedAt.getTime() < now.getTime() ? values.publishedAt : now;
       const columns = {
         title: values.title,
         description: values.description,
@@ -376,7 +389,10 @@ export class EventFederation {
         transaction,
         replacements: { id: currentId },
       });
-      await sequelize.query('DELETE FROM addresses WHERE id = :id', { transaction, replacements: { id: currentId } });
+      await sequelize.query('DELETE FROM addresses WHERE id = :id', {
+        transaction,
+        replacements: { id: currentId },
+      });
     }
     const address = values.address;
     if (!address) return null;
@@ -445,9 +461,13 @@ export class EventFederation {
   private async receiveNote({ activity, signer }: InboxContext): Promise<void> {
     const object = activity.object as Record<string, unknown>;
     const parsed = parseRemoteNote(object);
-    if (!parsed.ok) return void this.logger.info({ reason: parsed.reason, id: idOf(object) }, 'ignored a note');
+    if (!parsed.ok)
+      return void this.logger.info({ reason: parsed.reason, id: idOf(object) }, 'ignored a note');
     if (parsed.value.attributedToUri !== signer.uri) {
-      return void this.logger.info({ id: parsed.value.url, signer: signer.uri }, 'note not attributed to its signer');
+      return void this.logger.info(
+        { id: parsed.value.url, signer: signer.uri },
+        'note not attributed to its signer',
+      );
     }
     await this.storeRemoteComment(parsed.value, signer);
   }
@@ -533,7 +553,10 @@ export class EventFederation {
    * A remote Join of a local event: FREE events accept at once (Accept id `/accept/join/<participant
    * id>`), RESTRICTED ones wait for the organizer; a full or closed event answers Reject.
    */
-  private async receiveJoin({ activity, signer }: InboxContext, participations: ParticipationService): Promise<void> {
+  private async receiveJoin(
+    { activity, signer }: InboxContext,
+    participations: ParticipationService,
+  ): Promise<void> {
     const event = await this.localEventByUrl(idOf(activity.object));
     if (!event) return;
     const url = typeof activity.id === 'string' ? activity.id : null;
@@ -542,8 +565,12 @@ export class EventFederation {
       const { participant } = await participations.joinFromRemote(signer.id, event.id, { url, message });
       if (participant.role === 'PARTICIPANT') await this.answerJoin('Accept', participant, event);
     } catch (error) {
-      if (!(error instanceof BadInput) && !(error instanceof NotFound) && !(error instanceof Forbidden)) throw error;
-      this.logger.info({ event: event.url, actor: signer.uri, reason: (error as Error).message }, 'refused a join');
+      if (!(error instanceof BadInput) && !(error instanceof NotFound) && !(error instanceof Forbidden))
+        throw error;
+      this.logger.info(
+        { event: event.url, actor: signer.uri, reason: (error as Error).message },
+        'refused a join',
+      );
       if (error instanceof BadInput && /already a participant/.test(error.message)) return;
       await this.rejectJoin(signer, event, url);
     }
@@ -567,7 +594,10 @@ export class EventFederation {
   }
 
   /** The organizer of a remote event answered a local profile's Join. */
-  private async receiveDecision({ activity, signer }: InboxContext, role: 'PARTICIPANT' | 'REJECTED'): Promise<void> {
+  private async receiveDecision(
+    { activity, signer }: InboxContext,
+    role: 'PARTICIPANT' | 'REJECTED',
+  ): Promise<void> {
     const object = activity.object;
     const joinId = idOf(object);
     const inline = typeOf(object) === 'Join' ? (object as Record<string, unknown>) : null;
@@ -598,7 +628,9 @@ export class EventFederation {
   /** `/events/:uuid` as ActivityPub: public and unlisted published local events; remote ones redirect. */
   async eventDocument(uuid: string): Promise<ServedObject | null> {
     if (!UUID.test(uuid)) return null;
-    const event = await this.one<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.uuid = :uuid`, { uuid });
+    const event = await this.one<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.uuid = :uuid`, {
+      uuid,
+    });
     if (!event) return null;
     if (!event.local) return { redirect: event.url };
     if (!federates(event)) return null;
@@ -608,13 +640,20 @@ export class EventFederation {
   /** `/comments/:uuid` as ActivityPub: comments under events others may see (tombstones included). */
   async commentDocument(uuid: string): Promise<ServedObject | null> {
     if (!UUID.test(uuid)) return null;
-    const comment = await this.one<CommentRow>(`SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.uuid = :uuid`, {
-      uuid,
-    });
+    const comment = await this.one<CommentRow>(
+      `SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.uuid = :uuid`,
+      {
+        uuid,
+      },
+    );
     if (!comment?.eventId) return null;
     if (!comment.local) return { redirect: comment.url };
     const event = await this.eventById(comment.eventId);
-    if (!event || !eventIsOut(event) || (comment.visibility !== 'PUBLIC' && comment.visibility !== 'UNLISTED'))
+    if (
+      !event ||
+      !eventIsOut(event) ||
+      (comment.visibility !== 'PUBLIC' && comment.visibility !== 'UNLISTED')
+    )
       return null;
     const author = comment.actorId ? await this.options.actors.findById(comment.actorId) : null;
     const parent = comment.inReplyToCommentId ? await this.commentById(comment.inReplyToCommentId) : null;

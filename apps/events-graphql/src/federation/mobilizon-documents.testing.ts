@@ -34,7 +34,10 @@ export const MOBILIZON_CONTEXT = [
     postalCode: 'sc:postalCode',
     addressLocality: 'sc:addressLocality',
     streetAddress: 'sc:streetAddress',
-    repliesModerationOption: { '@id': 'mz:repliesModerationOption', '@type': 'mz:repliesModerationOptionType' },
+    repliesModerationOption: {
+      '@id': 'mz:repliesModerationOption',
+      '@type': 'mz:repliesModerationOptionType',
+    },
     repliesModerationOptionType: { '@id': 'mz:repliesModerationOptionType', '@type': 'rdfs:Class' },
     joinMode: { '@id': 'mz:joinMode', '@type': 'mz:joinModeType' },
     joinModeType: { '@id': 'mz:joinModeType', '@type': 'rdfs:Class' },

@@ -98,13 +98,14 @@ export function parseRemoteEvent(object: Record<string, unknown>): Parsed<Remote
       options: remoteOptions(object),
       metadata: attachments.flatMap(metadataOf),
       externalParticipationUrl: externalUrl && isWebUrl(externalUrl) ? externalUrl.slice(0, SHORT_MAX) : null,
-      onlineAddress:
-        online && isWebUrl(String(online.href)) ? String(online.href).slice(0, SHORT_MAX) : null,
+      onlineAddress: online && isWebUrl(String(online.href)) ? String(online.href).slice(0, SHORT_MAX) : null,
       phoneAddress: text(object.phoneAddress)?.slice(0, 200) ?? null,
       tags: eventTags(hashtags, ''),
       address: addressOf(object.location),
       actorUri: idOf(object.actor),
-      attributedToUri: idOf(Array.isArray(object.attributedTo) ? object.attributedTo[0] : object.attributedTo),
+      attributedToUri: idOf(
+        Array.isArray(object.attributedTo) ? object.attributedTo[0] : object.attributedTo,
+      ),
       publishedAt: date(object.published),
     },
   };
@@ -124,7 +125,9 @@ export function parseRemoteNote(object: Record<string, unknown>): Parsed<RemoteN
       url,
       uuid: typeof object.uuid === 'string' && UUID.test(object.uuid) ? object.uuid.toLowerCase() : null,
       text: sanitized,
-      attributedToUri: idOf(Array.isArray(object.attributedTo) ? object.attributedTo[0] : object.attributedTo),
+      attributedToUri: idOf(
+        Array.isArray(object.attributedTo) ? object.attributedTo[0] : object.attributedTo,
+      ),
       inReplyTo: idOf(object.inReplyTo),
       visibility: addressedToPublic(object.to) || addressedToPublic(object.cc) ? 'PUBLIC' : 'PRIVATE',
       publishedAt: date(object.published),
@@ -170,9 +173,10 @@ function metadataOf(item: Record<string, unknown>): EventMetadataEntry[] {
 function addressOf(value: unknown): AddressInput | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const place = value as Record<string, unknown>;
-  const postal = (
-    typeof place.address === 'object' && place.address !== null ? place.address : {}
-  ) as Record<string, unknown>;
+  const postal = (typeof place.address === 'object' && place.address !== null ? place.address : {}) as Record<
+    string,
+    unknown
+  >;
   const short = (item: unknown) => text(item)?.slice(0, 500) ?? null;
   const latitude = place.latitude;
   const longitude = place.longitude;
@@ -205,7 +209,8 @@ export function addressedToPublic(audience: unknown): boolean {
 function list(value: unknown): Array<Record<string, unknown>> {
   const items = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
   return items.filter(
-    (item): item is Record<string, unknown> => typeof item === 'object' && item !== null && !Array.isArray(item),
+    (item): item is Record<string, unknown> =>
+      typeof item === 'object' && item !== null && !Array.isArray(item),
   );
 }
 
