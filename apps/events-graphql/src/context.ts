@@ -181,6 +181,7 @@ export const AppContext = {
         federation,
         media,
         logger,
+        pubsub,
         publicUrl: config.http.publicUrl,
         clock,
       });
@@ -236,6 +237,7 @@ export const AppContext = {
           clock,
           publicUrl: config.http.publicUrl,
           longEventDays: config.instance.longEventDays,
+          instanceActorUri: `${config.http.publicUrl}/relay`,
           afterUpdate: async (before, after) => {
             await participations.eventUpdated(before, after);
             await eventFederation.eventUpdated(before, after);

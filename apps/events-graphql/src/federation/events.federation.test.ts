@@ -355,6 +355,29 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       expect(firstErrorFields(gone, 'code').code).to.equal('event_not_found');
     });
 
+    it('lists remote events in `events` once the instance follows their instance, as the reference does', async () => {
+      const EVENTS = `{ events(limit: 50) { total elements { uuid local } } }`;
+      const listed = async () =>
+        ok<{ elements: Array<{ uuid: string }> }>(await gql(server, EVENTS), 'events').elements.map(
+          (event) => event.uuid,
+        );
+      const event = mobilizonEvent(remote, organizer, { name: 'Listed repair café' });
+      await send(organizer, activityOf('Create', organizer, event));
+      expect(await listed()).to.not.include(event.uuid);
+
+      const remoteRelay = remote.addActor('relay', { extra: { type: 'Application' } });
+      const relay = await server.ctx.federation.instanceActor();
+      const follow = await server.ctx.federation.follow(relay.id, remoteRelay.uri);
+      await drain();
+      await send(remoteRelay, {
+        id: `${remoteRelay.uri}/accept/follow/1`,
+        type: 'Accept',
+        actor: remoteRelay.uri,
+        object: follow.uri,
+      });
+      expect(await listed()).to.include(event.uuid);
+    });
+
     it('refuses an Event attributed to someone other than its signer', async () => {
       const impostor = remote.addActor('impostor');
       const event = mobilizonEvent(remote, organizer);
@@ -435,6 +458,23 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
         'event',
       ).participants.elements;
       expect(participants.map((participant) => participant.actor.url)).to.not.include(joiner.uri);
+    });
+
+    it('answers a remote Join of a full event with Reject and admits nobody past the capacity', async () => {
+      const event = await createEvent({ title: 'Tiny match', options: { maximumAttendeeCapacity: 1 } });
+      const first = joinOf(remote, joiner, event.url);
+      const late = remote.addActor('late-joiner');
+      const second = joinOf(remote, late, event.url);
+      await send(joiner, first);
+      await send(late, second);
+      await remote.acceptOf(first.id);
+      const [reject] = received((body) => body.type === 'Reject' && body.object === second.id);
+      expect(reject).to.include({ actor: profile.url });
+      const [count] = await server.ctx.sequelize.query<{ count: number }>(
+        "SELECT count(*)::int AS count FROM participants WHERE url IN (:urls) AND role = 'PARTICIPANT'",
+        { type: QueryTypes.SELECT, replacements: { urls: [first.id, second.id] } },
+      );
+      expect(count!.count).to.equal(1);
     });
 
     it('keeps a remote Join of a RESTRICTED event pending until the organizer approves (Accept) or rejects (Reject)', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BadInput, Forbidden, NotFound, type Logger } from '@agora/core';
+import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/core';
 import {
   ACTIVITY_ACCEPT,
   ACTOR_TYPES,
@@ -24,6 +24,10 @@ import {
 } from '../modules/events/event-row.js';
 import type { MediaService } from '../modules/media/media.service.js';
 import type { ParticipantRow } from '../modules/participations/participant-row.js';
+import {
+  publishParticipationChange,
+  type ParticipationChange,
+} from '../modules/participations/participation-changes.js';
 import type {
   ParticipationHooks,
   ParticipationService,
@@ -49,6 +53,8 @@ export interface EventFederationOptions {
   federation: Federation;
   media: MediaService;
   logger: Logger;
+  /** Where participation changes are told to subscribers. */
+  pubsub: PubSub;
   publicUrl: string;
   clock?: () => Date;
 }
@@ -604,14 +610,17 @@ export class EventFederation {
     if (!joinId && !inline) return;
     const { sequelize } = this.options;
     // By the Join's id, else (an inline Join without one) by who joined what; only the event's organizer decides.
-    await sequelize.query(
+    const changed = await sequelize.query<ParticipationChange>(
       `UPDATE participants p SET role = :role, updated_at = now()
          FROM events e, actors a
         WHERE e.id = p.event_id AND a.id = p.actor_id AND NOT e.local
           AND (e.organizer_actor_id = :signer OR e.attributed_to_id = :signer)
           AND p.role IN ('NOT_APPROVED', 'PARTICIPANT') AND p.role <> :role
-          AND (p.url = :joinId OR (:joinId::text IS NULL AND a.uri = :actorUri AND e.url = :eventUrl))`,
+          AND (p.url = :joinId OR (:joinId::text IS NULL AND a.uri = :actorUri AND e.url = :eventUrl))
+        RETURNING p.actor_id::text AS "personId", p.event_id::text AS "eventId", p.id::text AS "participantId",
+          p.role`,
       {
+        type: QueryTypes.SELECT,
         replacements: {
           role,
           signer: signer.id,
@@ -621,6 +630,8 @@ export class EventFederation {
         },
       },
     );
+    // `eventPersonParticipationChanged` fires as it does for a local organizer's decision (not-shown.md §3).
+    for (const change of changed) await publishParticipationChange(this.options.pubsub, this.logger, change);
   }
 
   // ---- Content negotiation and interact -------------------------------------------------------
