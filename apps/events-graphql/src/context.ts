@@ -243,7 +243,7 @@ export const AppContext = {
             await eventFederation.eventUpdated(before, after);
           },
           afterPublish: (event) => eventFederation.eventPublished(event),
-          afterDelete: (event) => eventFederation.eventDeleted(event),
+          beforeDelete: (event) => eventFederation.eventDeleting(event),
         }),
       participations,
       anonymousActor,

@@ -298,6 +298,18 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       });
       expect(note.to).to.deep.equal([AS_PUBLIC]);
       expect(objectOf(about('Create', reply.url)[0]!).inReplyTo).to.equal(first.url);
+      ok(
+        await gql(server, `mutation($id: ID!) { updateComment(commentId: $id, text: "Me, twice") { id } }`, {
+          token,
+          variables: { id: reply.id },
+        }),
+        'updateComment',
+      );
+      await drain();
+      expect(objectOf(about('Update', reply.url)[0]!)).to.include({
+        content: 'Me, twice',
+        inReplyTo: first.url,
+      });
 
       ok(await gql(server, DELETE_COMMENT, { token, variables: { commentId: reply.id } }), 'deleteComment');
       await drain();
@@ -415,6 +427,21 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       expect(comment!.text).to.include('Count me in!').and.not.include('onerror');
       expect(comment!.replies).to.deep.equal([{ text: '<p>Same here</p>', actor: { url: organizer.uri } }]);
 
+      // A reply to an event not known here yet: the event is fetched from its origin, then the reply stored.
+      const unseen = mobilizonEvent(remote, organizer, { name: 'Unseen meetup' });
+      remote.serveObject(new URL(unseen.id).pathname, unseen);
+      await send(commenter, activityOf('Create', commenter, mobilizonNote(remote, commenter, unseen.id)));
+      const fetched = ok<{ local: boolean; comments: unknown[] }>(await eventByUuid(unseen.uuid), 'event');
+      expect(fetched.local).to.equal(false);
+      expect(fetched.comments).to.have.lengthOf(1);
+      // Its object URL here sends ActivityPub clients to its origin.
+      const redirect = await fetch(`${server.url}/events/${unseen.uuid}`, {
+        headers: { accept: AP },
+        redirect: 'manual',
+      });
+      expect(redirect.status).to.equal(302);
+      expect(redirect.headers.get('location')).to.equal(unseen.id);
+
       await send(commenter, deleteOf(commenter, String(note.id)));
       const after = ok<{ comments: Array<Record<string, unknown>> }>(await eventByUuid(local.uuid), 'event');
       expect(after.comments[0]).to.deep.include({ text: null, actor: null });
@@ -475,6 +502,26 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
         { type: QueryTypes.SELECT, replacements: { urls: [first.id, second.id] } },
       );
       expect(count!.count).to.equal(1);
+    });
+
+    it('tells remote participants of another instance when the event is deleted', async () => {
+      const elsewhere = await FakeRemote.start();
+      try {
+        const guest = elsewhere.addActor('guest');
+        const event = await createEvent({ title: 'Cancelled match' });
+        const join = joinOf(elsewhere, guest, event.url);
+        expect((await elsewhere.send(guest, `${server.url}/inbox`, join)).status).to.equal(202);
+        await drain();
+        await elsewhere.acceptOf(join.id);
+        ok(await gql(server, DELETE_EVENT, { token, variables: { eventId: event.id } }), 'deleteEvent');
+        await drain();
+        const deletion = elsewhere.received.find(
+          (item) => item.body.type === 'Delete' && objectOf(item.body).id === event.url,
+        );
+        expect(deletion?.verified, deletion?.reason).to.equal(true);
+      } finally {
+        await elsewhere.stop();
+      }
     });
 
     it('keeps a remote Join of a RESTRICTED event pending until the organizer approves (Accept) or rejects (Reject)', async () => {

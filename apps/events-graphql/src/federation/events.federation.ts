@@ -95,10 +95,19 @@ export class EventFederation {
     });
   }
 
-  eventDeleted(event: EventRow): Promise<void> {
-    return this.safely('event deleted', async () => {
-      if (federates(event)) await this.sendEventDeletion(event);
-    });
+  /**
+   * Before a deletion, who must hear of it (its remote participants are gone after it); the returned
+   * step sends the Delete once the deletion committed.
+   */
+  async eventDeleting(event: EventRow): Promise<() => Promise<void>> {
+    if (!federates(event)) return async () => {};
+    let participants: string[] = [];
+    try {
+      participants = await this.remoteParticipants(event.id);
+    } catch (err) {
+      this.logger.error({ err }, 'could not read the participants of a deleted event');
+    }
+    return () => this.safely('event deleted', () => this.sendEventDeletion(event, participants));
   }
 
   /** A local comment's Note (or its tombstone), to wherever its event's audience is. */
@@ -187,14 +196,14 @@ export class EventFederation {
     });
   }
 
-  private async sendEventDeletion(event: EventRow): Promise<void> {
+  private async sendEventDeletion(event: EventRow, participants?: string[]): Promise<void> {
     const organizer = await this.options.actors.findById(event.organizerActorId);
     if (!organizer) return;
-    // The participants are gone with the event: its followers hear of it.
     await this.options.federation.delivery.deliver(
       deleteActivity(event.url, organizer, this.clock(), 'Event'),
       {
         senderActorId: organizer.id,
+        recipients: participants ?? (await this.remoteParticipants(event.id)),
         followersOf: event.attributedToId ?? organizer.id,
       },
     );
@@ -507,6 +516,8 @@ export class EventFederation {
       parent = found ?? null;
       event = parent?.eventId ? await this.eventById(parent.eventId) : null;
     }
+    // A reply to an event not known yet: fetched from its origin (guarded), as interact does.
+    if (!event && !parent) event = await this.interact(values.inReplyTo).catch(nullWhenNotFound);
     if (!event || event.draft || event.visibility === 'PRIVATE') {
       this.logger.info({ id: values.url, inReplyTo: values.inReplyTo }, 'note replies to nothing known');
       return null;
@@ -820,6 +831,11 @@ export class EventFederation {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function nullWhenNotFound(error: unknown): null {
+  if (error instanceof NotFound) return null;
+  throw error;
+}
 
 /** Others may see it: published, not a draft, public or unlisted. */
 function eventIsOut(event: EventRow): boolean {

@@ -114,8 +114,11 @@ export interface EventServiceOptions {
   instanceActorUri?: string;
   /** Called once an event became visible (created published, or published later by its `publishAt`). */
   afterPublish?: (event: EventRow) => Promise<void>;
-  /** Called once a deletion committed, with the event as it was (federation sends its Delete). */
-  afterDelete?: (event: EventRow) => Promise<void>;
+  /**
+   * Called before a deletion with the event as it is (its participants still there); what it returns
+   * runs once the deletion committed (federation sends the Delete to them).
+   */
+  beforeDelete?: (event: EventRow) => Promise<() => Promise<void>>;
 }
 
 const ORDER_COLUMNS = {
@@ -312,6 +315,7 @@ export class EventService {
     const owner = await this.ownsProfile(user, current.organizerActorId);
     if (!owner && !moderator) throw new Forbidden(EVENT_MESSAGES.cannotDelete, REFUSAL);
     const loggedAs = owner ? null : moderator;
+    const afterCommit = await this.options.beforeDelete?.(current);
     await this.options.sequelize.transaction(async (transaction) => {
       // not-shown.md §6.16: the moderator's deletion is logged (EVENT_DELETION), with the event as it was.
       if (loggedAs) {
@@ -331,7 +335,7 @@ export class EventService {
         replacements: { id: current.id },
       });
     });
-    await this.options.afterDelete?.(current);
+    await afterCommit?.();
     return current;
   }
 
