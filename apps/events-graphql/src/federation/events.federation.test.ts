@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { DELIVERY_JOB, INBOX_JOB } from '@agora/federation';
 import { FakeRemote, type FakeActor, type ReceivedActivity } from '@agora/federation/testing';
 import { QueryTypes } from 'sequelize';
+import { participationChanges } from '../modules/participations/participation-changes.js';
 import { firstErrorFields, gql, ok, signedInAccount } from '../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import {
@@ -576,6 +577,9 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       expect(String(join!.id)).to.match(new RegExp(`^${server.url}/join/event/[0-9a-f-]{36}$`));
       expect(remote.received.find((item) => item.body === join)!.verified).to.equal(true);
 
+      // The remote organizer's decision reaches subscribers as a local one does (not-shown.md §3).
+      const changes = await participationChanges(server.ctx.pubsub, profile.id);
+      const changed = changes.next();
       await send(organizer, {
         type: 'Accept',
         id: `${remote.origin}/accept/join/1`,
@@ -590,6 +594,8 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
         },
       );
       expect(row!.role).to.equal('PARTICIPANT');
+      expect((await changed).value).to.deep.include({ participantId: joined.id, role: 'PARTICIPANT' });
+      await changes.return?.();
 
       ok(
         await gql(server, LEAVE, { token, variables: { eventId: stored.id, actorId: profile.id } }),
