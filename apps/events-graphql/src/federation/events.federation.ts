@@ -322,6 +322,8 @@ export class EventFederation {
   /** Inserts or updates a remote event by its url (a local event is never overwritten); returns it. */
   async storeRemoteEvent(values: RemoteEventValues, organizer: Actor): Promise<EventRow | null> {
     const { sequelize } = this.options;
+    // Our own URLs and profiles are never a peer's to describe.
+    if (organizer.local || sameOrigin(values.url, this.options.publicUrl)) return null;
     const id = await sequelize.transaction(async (transaction) => {
       const [existing] = await sequelize.query<{
         id: string;
@@ -493,6 +495,7 @@ export class EventFederation {
    */
   async storeRemoteComment(values: RemoteNoteValues, author: Actor): Promise<CommentRow | null> {
     const { sequelize } = this.options;
+    if (author.local || sameOrigin(values.url, this.options.publicUrl)) return null;
     const [existing] = await sequelize.query<CommentRow>(
       `SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.url = :url`,
       { type: QueryTypes.SELECT, replacements: { url: values.url } },
@@ -529,7 +532,7 @@ export class EventFederation {
       `INSERT INTO comments AS c (uuid, url, text, actor_id, event_id, in_reply_to_comment_id, origin_comment_id,
          visibility, local, published_at)
        SELECT CASE WHEN EXISTS (SELECT 1 FROM comments WHERE uuid = :uuid) THEN gen_random_uuid() ELSE :uuid::uuid END,
-         :url, :text, :actorId, :eventId, :inReplyTo, :origin, :visibility, false, COALESCE(:publishedAt, now())
+         :url, :text, :actorId, :eventId, :inReplyTo, :origin, :visibility, false, LEAST(COALESCE(:publishedAt, now()), now())
        ON CONFLICT (url) DO NOTHING
        RETURNING ${COMMENT_COLUMNS}`,
       {
