@@ -236,6 +236,33 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       ]);
     });
 
+    it('also sends public Creates to the instances that follow the relay (not-shown.md §5, delivery)', async () => {
+      const instance = await FakeRemote.start();
+      const relay = await server.ctx.federation.instanceActor();
+      try {
+        const peerRelay = instance.addActor('relay', { extra: { type: 'Application' } });
+        const { activity } = await instance.follow(peerRelay, `${server.url}/relay`, `${server.url}/inbox`);
+        await drain();
+        // The relay approves instances by hand (the reference's acceptRelay): an administrator's step.
+        const peer = await server.ctx.actors.findByUri(peerRelay.uri);
+        if (relay.manuallyApprovesFollowers) await server.ctx.federation.acceptFollow(relay.id, peer!.id);
+        await drain();
+        await instance.acceptOf(activity.id);
+        const event = await createEvent({ title: 'Relayed match' });
+        const unlisted = await createEvent({ title: 'Unrelayed match', visibility: 'UNLISTED' });
+        await drain();
+        const creates = instance.received.filter((item) => item.body.type === 'Create');
+        expect(creates.map((item) => objectOf(item.body).id)).to.deep.equal([event.url]);
+        expect(creates[0]!.verified, creates[0]!.reason).to.equal(true);
+        expect(objectOf(about('Create', unlisted.url)[0]!).id).to.equal(unlisted.url);
+        // The peer stops following before it goes away, so later tests deliver nothing to it.
+        await server.ctx.federation.rejectFollow(relay.id, peer!.id);
+        await drain();
+      } finally {
+        await instance.stop();
+      }
+    });
+
     it('addresses an unlisted event to the followers with Public in cc; private events and drafts never leave', async () => {
       const unlisted = await createEvent({ title: 'Unlisted match', visibility: 'UNLISTED' });
       const privateEvent = await createEvent({ title: 'Private match', visibility: 'PRIVATE' });

@@ -189,11 +189,25 @@ export class EventFederation {
     const source = await this.eventSource(event);
     const object = eventObject(source, this.options.publicUrl);
     const activity = wrapActivity(type, object, source.organizer.uri, this.clock());
+    const recipients = await this.remoteParticipants(event.id);
+    // not-shown.md §5: public Creates also go to the instances that follow ours (the relay's followers).
+    if (type === 'Create' && event.visibility === 'PUBLIC') recipients.push(...(await this.relayFollowers()));
     await this.options.federation.delivery.deliver(activity, {
       senderActorId: event.organizerActorId,
-      recipients: await this.remoteParticipants(event.id),
+      recipients,
       followersOf: event.attributedToId ?? event.organizerActorId,
     });
+  }
+
+  /** Remote actors (instances) whose follow of the instance actor was accepted. */
+  private async relayFollowers(): Promise<string[]> {
+    const relay = await this.options.federation.instanceActor();
+    const rows = await this.options.sequelize.query<{ actorId: string }>(
+      `SELECT f.actor_id::text AS "actorId" FROM follows f
+        WHERE f.target_actor_id = :relayId AND f.accepted_at IS NOT NULL`,
+      { type: QueryTypes.SELECT, replacements: { relayId: relay.id } },
+    );
+    return rows.map((row) => row.actorId);
   }
 
   private async sendEventDeletion(event: EventRow, participants?: string[]): Promise<void> {
