@@ -455,6 +455,15 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       expect(comment!.text).to.include('Count me in!').and.not.include('onerror');
       expect(comment!.replies).to.deep.equal([{ text: '<p>Same here</p>', actor: { url: organizer.uri } }]);
 
+      // An Update of the Note by its author changes the text; by someone else, nothing.
+      await send(
+        commenter,
+        activityOf('Update', commenter, { ...note, content: '<p>Count me in, twice</p>' }),
+      );
+      await send(organizer, activityOf('Update', organizer, { ...note, content: '<p>hijacked</p>' }));
+      const edited = ok<{ comments: Array<{ text: string }> }>(await eventByUuid(local.uuid), 'event');
+      expect(edited.comments[0]!.text).to.equal('<p>Count me in, twice</p>');
+
       // A reply to an event not known here yet: the event is fetched from its origin, then the reply stored.
       const unseen = mobilizonEvent(remote, organizer, { name: 'Unseen meetup' });
       remote.serveObject(new URL(unseen.id).pathname, unseen);
