@@ -666,6 +666,11 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       expect(ok<{ title: string }>(await eventByUuid(document.uuid), 'event').title).to.equal(
         'Fetched meetup',
       );
+      // An actor's URL stores the actor; only events are Interactable until groups land.
+      const person = remote.addActor('interact-person');
+      const asActor = await gql(server, INTERACT, { variables: { uri: person.uri } });
+      expect(firstErrorFields(asActor, 'code').code).to.equal('not_found');
+      expect((await server.ctx.actors.findByUri(person.uri))?.domain).to.equal(remote.host);
       // A private address is refused by the guarded client; an unknown object is not found.
       const refused = await gql(server, INTERACT, { variables: { uri: 'http://10.1.2.3/events/x' } });
       expect(firstErrorFields(refused, 'code').code).to.equal('not_found');
