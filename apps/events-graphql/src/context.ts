@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { EventsConfig } from './config/config.js';
 import { eventsActorUrls } from './federation/actor-urls.js';
+import { EventFederation } from './federation/events.federation.js';
 import { eventsFederation } from './federation/federation.js';
 import { maintenanceJobs } from './jobs/maintenance.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
@@ -67,6 +68,8 @@ export interface AppServices {
   actors: ActorStore;
   /** Discovery, inboxes, remote actors and the delivery pipeline (packages/federation). */
   federation: Federation;
+  /** Events, comments and participation over ActivityPub (Event, Note, Join/Accept/Reject/Leave). */
+  eventFederation: EventFederation;
   /** Profiles: the Person actors owned by local users. */
   persons: PersonService;
   /** Events organized by profiles: their rules, reads and listing. */
@@ -186,6 +189,18 @@ export const AppContext = {
         ],
       });
     const { queue, mailer } = infrastructure;
+    const eventFederation =
+      overrides.eventFederation ??
+      new EventFederation({
+        sequelize,
+        actors,
+        federation,
+        media,
+        logger,
+        pubsub,
+        publicUrl: config.http.publicUrl,
+        clock,
+      });
     const participations =
       overrides.participations ??
       new ParticipationService({
@@ -203,7 +218,10 @@ export const AppContext = {
           instanceName: () => instanceConfig.settings().instanceName,
           logger,
         }),
+        hooks: eventFederation.participationHooks(),
       });
+    // Remote events, comments and joins reach the services through the inbox (after both exist).
+    if (!overrides.eventFederation) eventFederation.registerInbox(participations);
     const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);
     const announcements =
       overrides.announcements ??
@@ -232,6 +250,7 @@ export const AppContext = {
       accounts: store,
       actors,
       federation,
+      eventFederation,
       persons,
       events:
         overrides.events ??
@@ -244,7 +263,13 @@ export const AppContext = {
           clock,
           publicUrl: config.http.publicUrl,
           longEventDays: config.instance.longEventDays,
-          afterUpdate: (before, after) => participations.eventUpdated(before, after),
+          instanceActorUri: `${config.http.publicUrl}/relay`,
+          afterUpdate: async (before, after) => {
+            await participations.eventUpdated(before, after);
+            await eventFederation.eventUpdated(before, after);
+          },
+          afterPublish: (event) => eventFederation.eventPublished(event),
+          beforeDelete: (event) => eventFederation.eventDeleting(event),
         }),
       participations,
       anonymousActor,
@@ -256,6 +281,7 @@ export const AppContext = {
           actionLogs,
           publicUrl: config.http.publicUrl,
           afterCreate: (comment) => announcements.commentCreated(comment),
+          afterChange: (change, comment, before) => eventFederation.commentChanged(change, comment, before),
         }),
       participantExports,
       announcements,

@@ -5,6 +5,7 @@ import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { nodeInfoRouter } from './federation/nodeinfo.js';
+import { eventObjectsRouter } from './federation/object-routes.js';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
 import { GENERIC_FAILURE, httpErrorBody, sendHttpError } from './graphql/errors.js';
@@ -72,6 +73,8 @@ export function createServer(ctx: AppContext): AppServer {
   // WebFinger, host-meta, actor documents (`/@:name`, `/relay`) and the inboxes.
   app.use(ctx.federation.routes({ actorPath: '/@:name', instanceActorPath: '/relay' }));
   app.use(nodeInfoRouter(ctx));
+  // `/events/:uuid` and `/comments/:uuid`: ActivityPub objects by content negotiation.
+  app.use(eventObjectsRouter(ctx));
   app.use((_req, res) => sendHttpError(res, 404, 'not_found', 'Not found'));
   const lastResort: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     logger.error({ err: error, method: req.method, path: req.path }, 'request failed');

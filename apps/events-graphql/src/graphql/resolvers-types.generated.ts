@@ -1260,6 +1260,8 @@ export type RootQueryType = {
   fetchPerson: Maybe<Person>;
   /** The signed-in user's profiles */
   identities: Maybe<Array<Maybe<Person>>>;
+  /** An event (or a group, once groups land) by its URL: known here, or fetched from its instance and stored */
+  interact: Maybe<Interactable>;
   /** Known languages, optionally only those with the given codes */
   languages: Maybe<Array<Maybe<Language>>>;
   /** The signed-in user's default profile */
@@ -1302,6 +1304,11 @@ export type RootQueryTypeEventsArgs = {
 
 export type RootQueryTypeFetchPersonArgs = {
   preferredUsername: Scalars['String']['input'];
+};
+
+
+export type RootQueryTypeInteractArgs = {
+  uri: Scalars['String']['input'];
 };
 
 
@@ -2362,6 +2369,7 @@ export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType exte
   events?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<RootQueryTypeEventsArgs, 'direction' | 'limit' | 'location' | 'longEvents' | 'orderBy' | 'page' | 'radius'>>;
   fetchPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootQueryTypeFetchPersonArgs, 'preferredUsername'>>;
   identities?: Resolver<Maybe<Array<Maybe<ResolversTypes['Person']>>>, ParentType, ContextType>;
+  interact?: Resolver<Maybe<ResolversTypes['Interactable']>, ParentType, ContextType, RequireFields<RootQueryTypeInteractArgs, 'uri'>>;
   languages?: Resolver<Maybe<Array<Maybe<ResolversTypes['Language']>>>, ParentType, ContextType, Partial<RootQueryTypeLanguagesArgs>>;
   loggedPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
   loggedUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;

@@ -5,6 +5,7 @@ import { commentsResolvers } from '../modules/comments/comments.resolvers.js';
 import { configResolvers } from '../modules/config/config.resolvers.js';
 import { eventsResolvers } from '../modules/events/events.resolvers.js';
 import { exportsResolvers } from '../modules/exports/exports.resolvers.js';
+import { interactResolvers } from '../modules/interact/interact.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
 import { mediaResolvers } from '../modules/media/media.resolvers.js';
 import { participationsResolvers } from '../modules/participations/participations.resolvers.js';
@@ -28,6 +29,7 @@ const MODULE_RESOLVERS: Resolvers[] = [
   commentsResolvers,
   participationsResolvers,
   exportsResolvers,
+  interactResolvers,
 ];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */

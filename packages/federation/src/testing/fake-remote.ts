@@ -55,6 +55,7 @@ function rsaPair(): { publicKeyPem: string; privateKey: KeyObject } {
 export class FakeRemote {
   readonly received: ReceivedActivity[] = [];
   private readonly actors = new Map<string, FakeActor>();
+  private readonly objects = new Map<string, Record<string, unknown>>();
   private waiters: Array<() => void> = [];
   private sent = 0;
 
@@ -103,6 +104,12 @@ export class FakeRemote {
     };
     this.actors.set(username, actor);
     return actor;
+  }
+
+  /** Serves `document` at `path` (an event, a note: what peers fetch by URL); returns its URL. */
+  serveObject(path: string, document: Record<string, unknown>): string {
+    this.objects.set(path, document);
+    return `${this.origin}${path}`;
   }
 
   /** Replaces an actor's key pair (key rotation): peers must re-fetch the document to verify. */
@@ -230,6 +237,8 @@ export class FakeRemote {
       const match = /^\/users\/([^/]+)$/.exec(url.pathname);
       const actor = match ? this.actors.get(decodeURIComponent(match[1]!)) : undefined;
       if (actor) return json(200, this.document(actor));
+      const object = this.objects.get(url.pathname);
+      if (object) return json(200, object);
       if (url.pathname === '/.well-known/webfinger') {
         const name = /^acct:([^@]+)@/.exec(url.searchParams.get('resource') ?? '')?.[1];
         const found = name ? this.actors.get(name) : undefined;

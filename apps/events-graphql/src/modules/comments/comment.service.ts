@@ -48,6 +48,12 @@ export interface CommentServiceOptions {
   publicUrl: string;
   /** Told of each comment once it is written (announcement e-mails). */
   afterCreate?: (comment: CommentRow) => Promise<void>;
+  /** Called once a write committed (federation sends the Note, its update or its tombstone). */
+  afterChange?: (
+    change: 'created' | 'updated' | 'deleted',
+    comment: CommentRow,
+    before: CommentRow | null,
+  ) => Promise<void>;
 }
 
 /** What the rules need of the event a comment is under. */
@@ -105,6 +111,7 @@ export class CommentService {
       },
     );
     await this.options.afterCreate?.(row!);
+    await this.options.afterChange?.('created', row!, null);
     return row!;
   }
 
@@ -132,6 +139,7 @@ export class CommentService {
       },
     );
     if (!row) throw new BadInput(COMMENT_MESSAGES.alreadyDeleted, REFUSAL);
+    await this.options.afterChange?.('updated', row, comment);
     return row;
   }
 
@@ -153,7 +161,7 @@ export class CommentService {
         throw new Forbidden(COMMENT_MESSAGES.cannotDelete, REFUSAL);
       }
     }
-    return this.options.sequelize.transaction(async (transaction) => {
+    const deleted = await this.options.sequelize.transaction(async (transaction) => {
       const [row] = await this.options.sequelize.query<CommentRow>(
         `UPDATE comments AS c SET text = NULL, actor_id = NULL, deleted_at = now(), updated_at = now()
          WHERE c.id = :id AND c.deleted_at IS NULL
@@ -176,6 +184,8 @@ export class CommentService {
       }
       return row;
     });
+    await this.options.afterChange?.('deleted', deleted, comment);
+    return deleted;
   }
 
   /**

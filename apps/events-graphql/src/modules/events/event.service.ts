@@ -107,6 +107,18 @@ export interface EventServiceOptions {
   longEventDays: number;
   /** Called once an update committed, with the event before and after it (participants are told). */
   afterUpdate?: (before: EventRow, after: EventRow) => Promise<void>;
+  /**
+   * The instance actor's URI (`/relay`): remote events are listed when their organizer's instance is
+   * one it follows, as the reference lists local events and those of followed instances.
+   */
+  instanceActorUri?: string;
+  /** Called once an event became visible (created published, or published later by its `publishAt`). */
+  afterPublish?: (event: EventRow) => Promise<void>;
+  /**
+   * Called before a deletion with the event as it is (its participants still there); what it returns
+   * runs once the deletion committed (federation sends the Delete to them).
+   */
+  beforeDelete?: (event: EventRow) => Promise<() => Promise<void>>;
 }
 
 const ORDER_COLUMNS = {
@@ -114,6 +126,14 @@ const ORDER_COLUMNS = {
   INSERTED_AT: 'inserted_at',
   UPDATED_AT: 'updated_at',
 } as const;
+
+/** Local events, and those organized on instances the instance actor follows (accepted follows only). */
+const LOCAL_OR_FOLLOWED_SQL = `(e.local OR e.organizer_actor_id IN (
+  SELECT o.id FROM actors r
+    JOIN follows f ON f.actor_id = r.id AND f.accepted_at IS NOT NULL
+    JOIN actors t ON t.id = f.target_actor_id
+    JOIN actors o ON lower(o.domain) = lower(t.domain)
+   WHERE r.uri = :instanceActorUri))`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -200,6 +220,7 @@ export class EventService {
         return (await this.byId(inserted!.id, transaction))!;
       });
       await this.schedulePublication(row);
+      if (row.publishedAt !== null) await this.options.afterPublish?.(row);
       return row;
     });
   }
@@ -294,6 +315,7 @@ export class EventService {
     const owner = await this.ownsProfile(user, current.organizerActorId);
     if (!owner && !moderator) throw new Forbidden(EVENT_MESSAGES.cannotDelete, REFUSAL);
     const loggedAs = owner ? null : moderator;
+    const afterCommit = await this.options.beforeDelete?.(current);
     await this.options.sequelize.transaction(async (transaction) => {
       // not-shown.md §6.16: the moderator's deletion is logged (EVENT_DELETION), with the event as it was.
       if (loggedAs) {
@@ -313,6 +335,7 @@ export class EventService {
         replacements: { id: current.id },
       });
     });
+    await afterCommit?.();
     return current;
   }
 
@@ -337,8 +360,12 @@ export class EventService {
     }
     const limit = Math.max(query.limit, 0);
     const offset = Math.max(query.page - 1, 0) * limit;
-    const conditions = [LISTED_SQL, 'e.local'];
-    const replacements: Record<string, unknown> = { limit, offset };
+    const conditions = [LISTED_SQL, this.options.instanceActorUri ? LOCAL_OR_FOLLOWED_SQL : 'e.local'];
+    const replacements: Record<string, unknown> = {
+      limit,
+      offset,
+      instanceActorUri: this.options.instanceActorUri ?? null,
+    };
     let join = '';
     if (query.location) {
       const center = geohashCenter(query.location);
@@ -404,6 +431,10 @@ export class EventService {
          AND publish_at <= :now`,
       { type: QueryTypes.UPDATE, replacements: { id: eventId, now } },
     );
+    if (affected > 0 && this.options.afterPublish) {
+      const row = await this.byId(eventId);
+      if (row) await this.options.afterPublish(row);
+    }
     return affected > 0;
   }
 

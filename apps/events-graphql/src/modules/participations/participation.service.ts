@@ -87,6 +87,13 @@ export interface LeaveResult {
   actorId: string;
 }
 
+/** What federation hears once a participation change committed (it sends Join, Accept, Reject, Leave). */
+export interface ParticipationHooks {
+  joined(participant: ParticipantRow, event: EventRow): Promise<void>;
+  roleChanged(participant: ParticipantRow, event: EventRow): Promise<void>;
+  left(left: LeaveResult & { url: string | null }): Promise<void>;
+}
+
 export interface ParticipationServiceOptions {
   sequelize: Sequelize;
   actors: ActorStore;
@@ -96,6 +103,7 @@ export interface ParticipationServiceOptions {
   queue: JobQueue;
   logger: Logger;
   mails: ParticipationMails;
+  hooks?: ParticipationHooks;
 }
 
 /**
@@ -166,7 +174,59 @@ export class ParticipationService {
     });
     if (participant.role === 'PARTICIPANT') await this.publish(participant);
     if (confirming) await this.options.mails.confirmAnonymous(participant.id, event);
+    if (!anonymous) await this.options.hooks?.joined(participant, event);
     return participant;
+  }
+
+  /**
+   * A remote actor's Join of a local event (not-shown.md §5): the same rules as a local join (FREE
+   * events admit at once, others wait; the capacity holds), recorded under the Join's id.
+   * Errors: NotFound (no such local event), Forbidden (external or invitation only), BadInput (full, twice).
+   */
+  async joinFromRemote(
+    actorId: string,
+    eventId: string,
+    join: { url: string | null; message: string | null },
+  ): Promise<{ participant: ParticipantRow; event: EventRow }> {
+    const event = await this.joinableEvent(eventId);
+    if (!event.local) throw new NotFound(PARTICIPATION_MESSAGES.eventMissing(eventId), REFUSAL);
+    if (event.joinOptions === 'EXTERNAL' || event.joinOptions === 'INVITE') {
+      throw new Forbidden(PARTICIPATION_MESSAGES.external, REFUSAL);
+    }
+    const participant = await this.options.sequelize.transaction(async (transaction) => {
+      const capacity = await this.lockCapacity(event.id, transaction);
+      if (await this.hasParticipation(event.id, actorId, null, transaction)) {
+        throw new BadInput(PARTICIPATION_MESSAGES.alreadyParticipant, REFUSAL);
+      }
+      if (capacity.full) throw new BadInput(PARTICIPATION_MESSAGES.full, REFUSAL);
+      return this.insert(
+        {
+          eventId: event.id,
+          actorId,
+          role: defaultRole(event),
+          message: plainText(join.message),
+          locale: null,
+          timezone: null,
+          email: null,
+          confirmationToken: null,
+          cancellationToken: null,
+          url: join.url,
+        },
+        transaction,
+      );
+    });
+    if (participant.role === 'PARTICIPANT') await this.publish(participant);
+    return { participant, event };
+  }
+
+  /** A remote actor's Leave of a local event; false when it had no participation (or is the only creator). */
+  async leaveFromRemote(actorId: string, eventId: string): Promise<boolean> {
+    const [row] = await this.options.sequelize.query<{ id: string }>(
+      `DELETE FROM participants p WHERE p.event_id = :eventId AND p.actor_id = :actorId AND p.role <> 'CREATOR'
+       RETURNING p.id::text AS id`,
+      { type: QueryTypes.SELECT, replacements: { eventId, actorId } },
+    );
+    return row !== undefined;
   }
 
   /** A profile of the caller leaves; anonymous participants prove theirs with the cancellation token. */
@@ -189,13 +249,14 @@ export class ParticipationService {
       }
     }
     const event = await this.existingEvent(input.eventId);
-    return this.options.sequelize.transaction(async (transaction) => {
+    const left = await this.options.sequelize.transaction(async (transaction) => {
       const [found] = await this.options.sequelize.query<{
         id: string;
         role: ParticipantRole;
         creators: number;
+        url: string | null;
       }>(
-        `SELECT p.id::text AS id, p.role,
+        `SELECT p.id::text AS id, p.role, p.url,
            (SELECT count(*)::int FROM participants c WHERE c.event_id = p.event_id AND c.role = 'CREATOR') AS creators
          FROM participants p
          WHERE p.event_id = :eventId AND p.actor_id = :actorId
@@ -216,8 +277,10 @@ export class ParticipationService {
         transaction,
         replacements: { id: found.id },
       });
-      return { id: found.id, event, actorId: input.actorId };
+      return { id: found.id, event, actorId: input.actorId, url: found.url };
     });
+    if (token === null) await this.options.hooks?.left(left);
+    return { id: left.id, event: left.event, actorId: left.actorId };
   }
 
   /**
@@ -240,6 +303,7 @@ export class ParticipationService {
     if (current.role === 'CREATOR') throw new Forbidden(PARTICIPATION_MESSAGES.creatorRole, REFUSAL);
     const updated = await this.changeRole(current.id, event.id, role);
     await this.told(updated, event);
+    await this.options.hooks?.roleChanged(updated, event);
     return updated;
   }
 
@@ -389,16 +453,18 @@ export class ParticipationService {
       email: string | null;
       confirmationToken: string | null;
       cancellationToken: string | null;
+      /** The Join's id, for a remote actor's participation. */
+      url?: string | null;
     },
     transaction: Transaction,
   ): Promise<ParticipantRow> {
     const [row] = await this.options.sequelize.query<ParticipantRow>(
       `INSERT INTO participants AS p (event_id, actor_id, role, message, locale, timezone, email,
-         confirmation_token, cancellation_token)
+         confirmation_token, cancellation_token, url)
        VALUES (:eventId, :actorId, :role, :message, :locale, :timezone, :email, :confirmationToken,
-         :cancellationToken)
+         :cancellationToken, :url)
        RETURNING ${PARTICIPANT_COLUMNS}`,
-      { type: QueryTypes.SELECT, transaction, replacements: values },
+      { type: QueryTypes.SELECT, transaction, replacements: { url: null, ...values } },
     );
     return row!;
   }
