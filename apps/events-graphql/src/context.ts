@@ -125,8 +125,7 @@ export const AppContext = {
         anonymousActorId: () => anonymousActor.id(),
       });
     infrastructure.onClose(() => instanceConfig.stop());
-    const eventAnswers = overrides.eventAnswers ?? new EventAnswerGeneration({ pubsub, logger });
-    infrastructure.onClose(() => eventAnswers.stop());
+    const eventAnswers = overrides.eventAnswers ?? new EventAnswerGeneration({ sequelize });
     const clock = overrides.clock ?? (() => new Date());
     const sessions =
       overrides.sessions ??

@@ -42,7 +42,7 @@ export function createServer(ctx: AppContext): AppServer {
   const apollo = createApollo({
     pipeline,
     nodeEnv: config.nodeEnv,
-    plugins: [configAnswerCache(), ...eventAnswerCache()],
+    plugins: [configAnswerCache(), eventAnswerCache()],
   });
   const bearer = new BearerAuthentication(ctx.sessions);
   let apolloHandler: RequestHandler | undefined;
@@ -94,7 +94,6 @@ export function createServer(ctx: AppContext): AppServer {
       started = true;
       if (config.db.migrateOnStart) await runMigrations(ctx.sequelize, migrationSets(), logger);
       await ctx.instanceConfig.start();
-      await ctx.eventAnswers.start();
       await ctx.actors.registerKeyWorker();
       await ctx.federation.startWorkers();
       await ctx.remoteMedia.jobs.registerWorker();

@@ -54,6 +54,16 @@ function rootFields(
   return into;
 }
 
+export interface ResponseCacheOptions {
+  /** Answers kept per operation (one per variables), oldest dropped first; 16 by default. */
+  maxVariants?: number;
+  /**
+   * Only these documents, when the tokens cannot see every table any selection could reach (decided
+   * once per parsed document).
+   */
+  documents?: (document: DocumentNode) => boolean;
+}
+
 /**
  * Complete results of queries that select only state-token fields (and `__typename`), kept per
  * operation and variables while the state is unchanged. Such a result is a pure function of the
@@ -66,7 +76,7 @@ export class ResponseCache {
 
   constructor(
     private readonly tokens: ReadonlyMap<string, StateToken>,
-    private readonly options: { maxVariants: number } = { maxVariants: 16 },
+    private readonly options: ResponseCacheOptions = {},
   ) {}
 
   /** The cache slot of an operation, or null when its answer is not a pure function of cached state. */
@@ -79,12 +89,13 @@ export class ResponseCache {
     return plan;
   }
 
-  lookup(
+  async lookup(
     plan: ResponsePlan,
     variablesKey: string,
     context: GraphQLContext,
-  ): { result?: FormattedExecutionResult; state: unknown[] } | undefined {
-    const state = plan.tokens.map((token) => token(context));
+  ): Promise<{ result?: FormattedExecutionResult; state: unknown[] } | undefined> {
+    // A token may read its state (a promise): all of them are awaited together.
+    const state = await Promise.all(plan.tokens.map((token) => token(context)));
     if (state.includes(UNCACHEABLE)) return undefined;
     const variant = plan.variants.get(variablesKey);
     const fresh = variant !== undefined && variant.state.every((value, index) => value === state[index]);
@@ -92,7 +103,7 @@ export class ResponseCache {
   }
 
   store(plan: ResponsePlan, variablesKey: string, state: unknown[], result: FormattedExecutionResult): void {
-    if (!plan.variants.has(variablesKey) && plan.variants.size >= this.options.maxVariants) {
+    if (!plan.variants.has(variablesKey) && plan.variants.size >= (this.options.maxVariants ?? 16)) {
       const oldest = plan.variants.keys().next().value;
       if (oldest !== undefined) plan.variants.delete(oldest);
     }
@@ -103,6 +114,7 @@ export class ResponseCache {
 
   private makePlan(document: DocumentNode, operation: OperationDefinitionNode): ResponsePlan | null {
     if (operation.operation !== 'query') return null;
+    if (this.options.documents && !this.options.documents(document)) return null;
     const fragments = new Map<string, FragmentDefinitionNode>();
     for (const definition of document.definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -127,7 +139,7 @@ export class ResponseCache {
  */
 export function wholeAnswerCache(
   tokens: Readonly<Record<string, StateToken>>,
-  options?: { maxVariants: number },
+  options?: ResponseCacheOptions,
 ): ApolloServerPlugin<GraphQLContext> {
   const cache = new ResponseCache(new Map(Object.entries(tokens)), options);
   return {
@@ -138,7 +150,7 @@ export function wholeAnswerCache(
           const plan = operation && cache.plan(document, operation);
           if (!plan) return null;
           const key = request.variables ? JSON.stringify(request.variables) : '';
-          const found = cache.lookup(plan, key, contextValue);
+          const found = await cache.lookup(plan, key, contextValue);
           if (!found) return null;
           const { result, state } = found;
           if (result)

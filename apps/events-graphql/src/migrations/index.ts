@@ -15,7 +15,7 @@ import { createActionLogs } from './20261127080000-create-action-logs.js';
 import { createComments } from './20261127080100-create-comments.js';
 import { eventDetails } from './20261127090000-event-details.js';
 import { createParticipantExports } from './20261127120000-create-participant-exports.js';
-import { eventAnswersNotify } from './20261127130000-event-answers-notify.js';
+import { eventAnswerGeneration } from './20261127130000-event-answer-generation.js';
 
 // `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
 // federation migration when it landed (its stored name stays). ADR 0013.
@@ -43,7 +43,7 @@ export function migrationSets(): MigrationSet[] {
         createComments,
         eventDetails,
         createParticipantExports,
-        eventAnswersNotify,
+        eventAnswerGeneration,
       ],
     },
   ];

@@ -1,58 +1,34 @@
-import type { ApolloServerPlugin } from '@apollo/server';
-import type { Logger, PubSub, Unsubscribe } from '@agora/core';
-import type { GraphQLContext } from '../../graphql/context.js';
+import { preparedStatement } from '@agora/db';
+import type { Sequelize } from 'sequelize';
+import { parse, print, type DocumentNode } from 'graphql';
 import { UNCACHEABLE, wholeAnswerCache } from '../../graphql/response-cache.js';
+import { FULL_EVENT_DOCUMENTS } from '../../graphql/web-client-documents.js';
 
-/**
- * The pub/sub channel on which PostgreSQL itself announces, at commit, every write to what an event
- * page shows (statement triggers of migration 20261127130000). The trigger function names the
- * channel by `notifyChannelName` of this string: keep them together.
- */
-export const EVENT_ANSWERS_CHANNEL = 'events.answers-changed';
-
-/** How long an anonymous event answer may be served at most, whatever was announced (see below). */
+/** How long an anonymous event answer may be served at most (related events are the upcoming ones). */
 export const EVENT_ANSWER_MAX_AGE_MS = 60_000;
 
+const GENERATION = preparedStatement<{ value: string }, []>({
+  name: 'agora_event_answer_generation',
+  text: 'SELECT value::text AS value FROM event_answer_generation',
+});
+
 /**
- * The identity of "everything an anonymous event page shows" in this process: a counter bumped by
- * each commit that touches events, their tags, addresses, contacts, participant counts, or the
- * profiles and pictures they show, whichever process or tool wrote it (the triggers notify at commit,
- * through the one LISTEN connection). The notification reaches every process within moments of the
- * commit, but not necessarily before the writer's own next request: so a mutation answered by this
- * process also bumps the counter before its answer leaves (a client reads its own writes), and
- * another process catches up when the notification arrives (ADR 0028).
+ * The identity of "everything an anonymous event page shows": a counter in the database that every
+ * committing transaction which wrote to those tables bumps once, at its commit (deferred triggers of
+ * migration 20261127130000), whoever wrote: a resolver, a job, federation, the admin tool, plain SQL.
+ * Read once per cached request, in every process alike, so an answer is never served after the
+ * commit of a write it shows (ADR 0028).
  *
- * Two things no trigger announces bound an answer's age instead: the clock (related events are the
- * upcoming ones) and a notification lost while the LISTEN connection was down. The token therefore
- * also changes every EVENT_ANSWER_MAX_AGE_MS.
+ * The clock also changes the page (related events are the upcoming ones), so the token changes every
+ * EVENT_ANSWER_MAX_AGE_MS too.
  */
 export class EventAnswerGeneration {
-  private value = 0;
-  private unsubscribe: Unsubscribe | undefined;
+  constructor(private readonly options: { sequelize: Sequelize; now?: () => number }) {}
 
-  constructor(private readonly options: { pubsub: PubSub; logger: Logger; now?: () => number }) {}
-
-  async start(): Promise<void> {
-    this.unsubscribe ??= await this.options.pubsub.subscribe(EVENT_ANSWERS_CHANNEL, () => this.bump());
-  }
-
-  async stop(): Promise<void> {
-    const unsubscribe = this.unsubscribe;
-    this.unsubscribe = undefined;
-    await unsubscribe?.().catch((error: unknown) =>
-      this.options.logger.warn({ err: error }, 'could not stop listening for event changes'),
-    );
-  }
-
-  /** A write in this process that must not wait for the notification (also what the trigger does). */
-  bump(): void {
-    this.value += 1;
-  }
-
-  /** Equal for two reads exactly when nothing announced changed between them within one age window. */
-  token(): string {
+  async token(): Promise<string> {
+    const [row] = await GENERATION.rows(this.options.sequelize, []);
     const window = Math.floor((this.options.now ?? Date.now)() / EVENT_ANSWER_MAX_AGE_MS);
-    return `${this.value}:${window}`;
+    return `${row?.value ?? 0}:${window}`;
   }
 }
 
@@ -65,31 +41,25 @@ function configId(config: object): number {
   return id;
 }
 
-/** Every mutation answered here bumps the counter as its answer leaves, after its writes committed. */
-const mutationsBump: ApolloServerPlugin<GraphQLContext> = {
-  async requestDidStart() {
-    return {
-      async willSendResponse({ operation, contextValue }) {
-        if (operation?.operation === 'mutation') contextValue.app.eventAnswers.bump();
-      },
-    };
-  },
-};
+/**
+ * The documents whose every field reads only tables the triggers watch: the reference web client's
+ * event page (`FetchEvent`). Another document may reach comments, members, feeds…: it executes.
+ */
+const CACHED_DOCUMENTS = new Set([print(parse(FULL_EVENT_DOCUMENTS['FetchEvent']!))]);
+const cachedDocument = (document: DocumentNode) => CACHED_DOCUMENTS.has(print(document));
 
 /**
- * Whole answers of `event(uuid)` for anonymous callers (the reference web client's event page, read
- * by every visitor): a signed-in caller may see drafts, private events or their own participation,
- * so theirs are always computed. Up to 1,000 events' answers per document are kept.
+ * Whole answers of the event page for anonymous callers, read by every visitor: a signed-in caller
+ * may see drafts, private events or their own participation, so theirs are always computed. Up to
+ * 1,000 events' answers are kept.
  */
-export const eventAnswerCache = (): ApolloServerPlugin<GraphQLContext>[] => [
-  mutationsBump,
+export const eventAnswerCache = () =>
   wholeAnswerCache(
     {
-      event: (context) =>
+      event: async (context) =>
         context.userId === undefined
-          ? `${context.app.eventAnswers.token()}:${configId(context.app.instanceConfig.config())}`
+          ? `${await context.app.eventAnswers.token()}:${configId(context.app.instanceConfig.config())}`
           : UNCACHEABLE,
     },
-    { maxVariants: 1_000 },
-  ),
-];
+    { maxVariants: 1_000, documents: cachedDocument },
+  );
