@@ -33,6 +33,10 @@ import { CommentService } from './modules/comments/comment.service.js';
 import { AnonymousActor } from './modules/participations/anonymous-actor.js';
 import { ParticipationMails } from './modules/participations/participation-mails.js';
 import { ParticipationService } from './modules/participations/participation.service.js';
+import { GroupService } from './modules/groups/group.service.js';
+import { MemberMails } from './modules/members/member-mails.js';
+import { MemberService } from './modules/members/member.service.js';
+import { GroupRoles } from './modules/members/group-roles.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -73,6 +77,12 @@ export interface AppServices {
   comments: CommentService;
   /** The moderation log (`action_logs`). */
   actionLogs: ActionLogStore;
+  /** Groups: the Group actors with their visibility, openness and address. */
+  groups: GroupService;
+  /** Members of groups: joins, invitations, approvals, roles. */
+  members: MemberService;
+  /** The e-mails of memberships (invitations, approvals, requests and their digests). */
+  memberMails: MemberMails;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -189,6 +199,36 @@ export const AppContext = {
         }),
       });
     const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);
+    const groups =
+      overrides.groups ??
+      new GroupService({
+        sequelize,
+        actors,
+        domain: config.http.domain,
+        publicUrl: config.http.publicUrl,
+        onlyAdminCanCreateGroups: () => config.instance.restrictions.onlyAdminCanCreateGroups,
+      });
+    const memberMails =
+      overrides.memberMails ??
+      new MemberMails({
+        sequelize,
+        mailer,
+        queue,
+        publicUrl: config.http.publicUrl,
+        instanceName: () => instanceConfig.settings().instanceName,
+        logger,
+      });
+    const members =
+      overrides.members ??
+      new MemberService({
+        sequelize,
+        actors,
+        pubsub,
+        logger,
+        mails: memberMails,
+        publicUrl: config.http.publicUrl,
+        domain: config.http.domain,
+      });
     const services: AppServices = {
       logger,
       sequelize,
@@ -219,6 +259,8 @@ export const AppContext = {
           publicUrl: config.http.publicUrl,
           longEventDays: config.instance.longEventDays,
           afterUpdate: (before, after) => participations.eventUpdated(before, after),
+          groups: new GroupRoles(sequelize),
+          onlyGroupsCanCreateEvents: () => config.instance.restrictions.onlyGroupsCanCreateEvents,
         }),
       participations,
       anonymousActor,
@@ -226,6 +268,9 @@ export const AppContext = {
         overrides.comments ??
         new CommentService({ sequelize, actors, actionLogs, publicUrl: config.http.publicUrl }),
       actionLogs,
+      groups,
+      members,
+      memberMails,
       media,
       remoteMedia,
       jobs,

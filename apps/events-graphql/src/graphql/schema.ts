@@ -4,8 +4,10 @@ import type { GraphQLSchema } from 'graphql';
 import { commentsResolvers } from '../modules/comments/comments.resolvers.js';
 import { configResolvers } from '../modules/config/config.resolvers.js';
 import { eventsResolvers } from '../modules/events/events.resolvers.js';
+import { groupsResolvers } from '../modules/groups/groups.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
 import { mediaResolvers } from '../modules/media/media.resolvers.js';
+import { membersResolvers } from '../modules/members/members.resolvers.js';
 import { participationsResolvers } from '../modules/participations/participations.resolvers.js';
 import { personsResolvers } from '../modules/persons/persons.resolvers.js';
 import { scalarsResolvers } from '../modules/scalars/scalars.resolvers.js';
@@ -26,6 +28,8 @@ const MODULE_RESOLVERS: Resolvers[] = [
   eventsResolvers,
   commentsResolvers,
   participationsResolvers,
+  groupsResolvers,
+  membersResolvers,
 ];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */

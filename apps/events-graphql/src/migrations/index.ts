@@ -14,6 +14,7 @@ import { createParticipants } from './20261127070000-create-participants.js';
 import { createActionLogs } from './20261127080000-create-action-logs.js';
 import { createComments } from './20261127080100-create-comments.js';
 import { eventDetails } from './20261127090000-event-details.js';
+import { createGroups } from './20261127125000-create-groups.js';
 
 // `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
 // federation migration when it landed (its stored name stays). ADR 0013.
@@ -40,6 +41,7 @@ export function migrationSets(): MigrationSet[] {
         createActionLogs,
         createComments,
         eventDetails,
+        createGroups,
       ],
     },
   ];
