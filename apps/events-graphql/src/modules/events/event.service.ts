@@ -155,7 +155,10 @@ export class EventService {
         throw new Forbidden(EVENT_MESSAGES.onlyGroups, REFUSAL);
       }
       // Events on behalf of a group need the organizer to moderate it (§6.15).
-      if (input.attributedToId && !(await this.organizerModerates(input.organizerActorId, input.attributedToId))) {
+      if (
+        input.attributedToId &&
+        !(await this.organizerModerates(input.organizerActorId, input.attributedToId))
+      ) {
         throw new Forbidden(EVENT_MESSAGES.groupCreate, REFUSAL);
       }
       checkEventInput(input, input.beginsOn, input.endsOn ?? null);
@@ -235,7 +238,10 @@ export class EventService {
       }
       if (
         input.attributedToId &&
-        !(await this.organizerModerates(input.organizerActorId ?? current.organizerActorId, input.attributedToId))
+        !(await this.organizerModerates(
+          input.organizerActorId ?? current.organizerActorId,
+          input.attributedToId,
+        ))
       ) {
         throw new Forbidden(EVENT_MESSAGES.groupUpdate, REFUSAL);
       }
@@ -364,14 +370,18 @@ export class EventService {
     const groups = this.options.groups;
     if (!groups || row.attributedToId === null) return false;
     if (await groups.userModerates(viewer.id, row.attributedToId)) return true;
-    return !row.draft && row.publishedAt !== null && (await groups.userIsMember(viewer.id, row.attributedToId));
+    return (
+      !row.draft && row.publishedAt !== null && (await groups.userIsMember(viewer.id, row.attributedToId))
+    );
   }
 
   /** Who changes or deletes an event: its organizer's owner, or a moderator of its group (§2.2). */
   private async manages(user: SessionUser, row: EventRow): Promise<boolean> {
     if (await this.ownsProfile(user, row.organizerActorId)) return true;
     const groups = this.options.groups;
-    return groups !== undefined && row.attributedToId !== null && groups.userModerates(user.id, row.attributedToId);
+    return (
+      groups !== undefined && row.attributedToId !== null && groups.userModerates(user.id, row.attributedToId)
+    );
   }
 
   /** Whether an organizer profile may act on behalf of a group: it moderates it. */

@@ -21,10 +21,13 @@ export function eventsActorDocuments(sequelize: Sequelize): (actor: Actor) => Pr
       openness: details.openness.toLowerCase(),
     };
     if (details.physicalAddressId !== null) {
-      const [address] = await sequelize.query<AddressRow>(`SELECT ${ADDRESS_COLUMNS} FROM addresses a WHERE a.id = :id`, {
-        type: QueryTypes.SELECT,
-        replacements: { id: details.physicalAddressId },
-      });
+      const [address] = await sequelize.query<AddressRow>(
+        `SELECT ${ADDRESS_COLUMNS} FROM addresses a WHERE a.id = :id`,
+        {
+          type: QueryTypes.SELECT,
+          replacements: { id: details.physicalAddressId },
+        },
+      );
       if (address) extra.location = place(address);
     }
     return { flavour: 'events', extra };

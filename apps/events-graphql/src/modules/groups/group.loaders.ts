@@ -30,7 +30,8 @@ export function createGroupLoaders(app: AppContext): GroupLoaders {
       }
       const roles = new Map<string, MemberRole>();
       for (const [actorId, groupIds] of byActor) {
-        for (const [groupId, role] of await view.rolesOf(actorId, groupIds)) roles.set(`${actorId}:${groupId}`, role);
+        for (const [groupId, role] of await view.rolesOf(actorId, groupIds))
+          roles.set(`${actorId}:${groupId}`, role);
       }
       return keys.map((key) => roles.get(key) ?? null);
     }),

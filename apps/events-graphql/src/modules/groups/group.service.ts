@@ -9,7 +9,12 @@ import { roleInGroup } from '../members/member-roles.js';
 import { isAdministratorRole } from '../members/member-row.js';
 import { sanitizeSummary } from '../persons/person-summary.js';
 import { PERSON_MESSAGES } from '../persons/person.service.js';
-import { GROUP_DETAILS_COLUMNS, type GroupDetails, type GroupOpenness, type GroupVisibility } from './group-row.js';
+import {
+  GROUP_DETAILS_COLUMNS,
+  type GroupDetails,
+  type GroupOpenness,
+  type GroupVisibility,
+} from './group-row.js';
 
 /** The reference's texts (plain-string refusals there: `unknown_error`, status_code 500). */
 export const GROUP_MESSAGES = {
@@ -134,7 +139,12 @@ export class GroupService {
   }
 
   /** Changes a group: its administrators only (as the caller's acting profile). */
-  async update(actor: Actor, groupId: string, patch: GroupPatch, pictures?: GroupPicturesStep): Promise<Actor> {
+  async update(
+    actor: Actor,
+    groupId: string,
+    patch: GroupPatch,
+    pictures?: GroupPicturesStep,
+  ): Promise<Actor> {
     const group = await this.localGroup(groupId);
     if (!isAdministratorRole(await roleInGroup(this.options.sequelize, actor.id, group.id))) {
       throw new Forbidden(GROUP_MESSAGES.notAdministrator, REFUSAL);
@@ -216,7 +226,9 @@ export class GroupService {
   async byId(id: string, withSuspended: boolean, message: string = GROUP_MESSAGES.notFound): Promise<Actor> {
     const group = isRowId(id) ? await this.options.actors.findById(id) : null;
     if (!group || group.type !== 'Group' || (group.suspended && !withSuspended)) {
-      throw new NotFound(message, { code: message === GROUP_MESSAGES.notFound ? 'group_not_found' : 'unknown_error' });
+      throw new NotFound(message, {
+        code: message === GROUP_MESSAGES.notFound ? 'group_not_found' : 'unknown_error',
+      });
     }
     return group;
   }

@@ -71,7 +71,11 @@ export class MemberMails {
   async requested(memberId: string, groupId: string): Promise<void> {
     const facts = await this.facts(memberId);
     if (!facts) return;
-    const administrators = await this.options.sequelize.query<{ userId: string; email: string; pending: string }>(
+    const administrators = await this.options.sequelize.query<{
+      userId: string;
+      email: string;
+      pending: string;
+    }>(
       `SELECT DISTINCT u.id::text AS "userId", u.email,
          coalesce(s.notification_pending_membership, 'ONE_DAY') AS pending
        FROM members m JOIN actors a ON a.id = m.actor_id JOIN users u ON u.id = a.user_id
@@ -96,7 +100,10 @@ export class MemberMails {
         await this.options.queue.send(
           PENDING_MEMBERSHIPS_JOB,
           { userId: administrator.userId },
-          { startAfterSeconds: delay, singletonKey: `${administrator.userId}@${administrator.pending}:${slot}` },
+          {
+            startAfterSeconds: delay,
+            singletonKey: `${administrator.userId}@${administrator.pending}:${slot}`,
+          },
         );
       } catch (err) {
         this.options.logger.error({ err }, 'could not schedule a membership digest');

@@ -68,7 +68,13 @@ export class MemberService {
         throw new Forbidden(MEMBER_MESSAGES.alreadyMember, REFUSAL);
       }
       if (openness === 'INVITE_ONLY') throw new Forbidden(MEMBER_MESSAGES.cannotJoin, REFUSAL);
-      return this.insert(group.id, actor.id, openness === 'OPEN' ? 'MEMBER' : 'NOT_APPROVED', null, transaction);
+      return this.insert(
+        group.id,
+        actor.id,
+        openness === 'OPEN' ? 'MEMBER' : 'NOT_APPROVED',
+        null,
+        transaction,
+      );
     });
     await this.changed(member);
     if (member.role === 'NOT_APPROVED') await this.options.mails.requested(member.id, group.id);
@@ -101,7 +107,8 @@ export class MemberService {
       const target = await this.person(targetUsername);
       if (!target) throw new NotFound(MEMBER_MESSAGES.invitedNotFound, REFUSAL);
       const existing = await this.membership(target.id, group.id, transaction);
-      if (existing && existing.role !== 'REJECTED') throw new Forbidden(MEMBER_MESSAGES.cannotInvite, REFUSAL);
+      if (existing && existing.role !== 'REJECTED')
+        throw new Forbidden(MEMBER_MESSAGES.cannotInvite, REFUSAL);
       if (existing) return this.setRole(existing.id, 'INVITED', transaction, actor.id);
       return this.insert(group.id, target.id, 'INVITED', actor.id, transaction);
     });
@@ -282,7 +289,11 @@ export class MemberService {
     return row ?? null;
   }
 
-  private async membership(actorId: string, groupId: string, transaction: Transaction): Promise<MemberRow | null> {
+  private async membership(
+    actorId: string,
+    groupId: string,
+    transaction: Transaction,
+  ): Promise<MemberRow | null> {
     const [row] = await this.options.sequelize.query<MemberRow>(
       `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.parent_id = :groupId AND m.actor_id = :actorId`,
       { type: QueryTypes.SELECT, transaction, replacements: { groupId, actorId } },
@@ -335,7 +346,11 @@ export class MemberService {
     const [row] = await this.options.sequelize.query<MemberRow>(
       `UPDATE members AS m SET role = :role, updated_at = now()${invitedById ? ', invited_by_id = :invitedById' : ''}
        WHERE m.id = :memberId RETURNING ${MEMBER_COLUMNS}`,
-      { type: QueryTypes.SELECT, transaction, replacements: { memberId, role, invitedById: invitedById ?? null } },
+      {
+        type: QueryTypes.SELECT,
+        transaction,
+        replacements: { memberId, role, invitedById: invitedById ?? null },
+      },
     );
     return row!;
   }

@@ -36,7 +36,10 @@ describe('groupMembershipChanged across processes and over both wires', () => {
 
   async function withProfile(name: string) {
     const { token } = await signedInAccount(server, `${name}@example.org`);
-    const { id } = ok<{ id: string }>(await gql(server, CREATE_PERSON, { token, variables: { name } }), 'createPerson');
+    const { id } = ok<{ id: string }>(
+      await gql(server, CREATE_PERSON, { token, variables: { name } }),
+      'createPerson',
+    );
     return { token, profileId: id };
   }
 
@@ -67,7 +70,10 @@ describe('groupMembershipChanged across processes and over both wires', () => {
     const owner = await withProfile('owner');
     const person = await withProfile('joiner');
     const groupId = ok<{ id: string }>(
-      await gql(server, CREATE_GROUP, { token: owner.token, variables: { name: 'watched', openness: 'MODERATED' } }),
+      await gql(server, CREATE_GROUP, {
+        token: owner.token,
+        variables: { name: 'watched', openness: 'MODERATED' },
+      }),
       'createGroup',
     ).id;
     client = createClient({
@@ -108,15 +114,23 @@ describe('groupMembershipChanged across processes and over both wires', () => {
 
     const request = ok<{ id: string }>(await as(person, JOIN, { g: groupId }), 'joinGroup');
     expect((await nextPush(1)).memberships.elements.map((m) => m.role)).to.deep.equal(['NOT_APPROVED']);
-    ok(await as(owner, `mutation($m: ID!) { approveMember(memberId: $m) { id } }`, { m: request.id }), 'approveMember');
+    ok(
+      await as(owner, `mutation($m: ID!) { approveMember(memberId: $m) { id } }`, { m: request.id }),
+      'approveMember',
+    );
     expect((await nextPush(2)).memberships.elements.map((m) => m.role)).to.deep.equal(['MEMBER']);
     ok(
-      await as(owner, `mutation($m: ID!) { updateMember(memberId: $m, role: MODERATOR) { id } }`, { m: request.id }),
+      await as(owner, `mutation($m: ID!) { updateMember(memberId: $m, role: MODERATOR) { id } }`, {
+        m: request.id,
+      }),
       'updateMember',
     );
     expect((await nextPush(3)).memberships.elements.map((m) => m.role)).to.deep.equal(['MODERATOR']);
     // Leaving is not pushed; joining again (OPEN now) is.
-    ok(await as(person, `mutation($g: ID!) { leaveGroup(groupId: $g) { id } }`, { g: groupId }), 'leaveGroup');
+    ok(
+      await as(person, `mutation($g: ID!) { leaveGroup(groupId: $g) { id } }`, { g: groupId }),
+      'leaveGroup',
+    );
     ok(
       await as(owner, `mutation($g: ID!) { updateGroup(id: $g, openness: OPEN) { id } }`, { g: groupId }),
       'updateGroup',
@@ -132,7 +146,10 @@ describe('groupMembershipChanged across processes and over both wires', () => {
     const owner = await withProfile('inviter');
     const person = await withProfile('invited');
     const groupId = ok<{ id: string }>(
-      await gql(server, CREATE_GROUP, { token: owner.token, variables: { name: 'closed_club', openness: 'INVITE_ONLY' } }),
+      await gql(server, CREATE_GROUP, {
+        token: owner.token,
+        variables: { name: 'closed_club', openness: 'INVITE_ONLY' },
+      }),
       'createGroup',
     ).id;
     const socket = phoenixSocket(other.url, { token: person.token });
@@ -144,10 +161,14 @@ describe('groupMembershipChanged across processes and over both wires', () => {
     });
     expect(await subscription.started).to.match(/^__absinthe__:doc:/);
     const invitation = ok<{ id: string }>(
-      await gql(server, `mutation($g: ID!) { inviteMember(groupId: $g, targetActorUsername: "invited") { id } }`, {
-        token: owner.token,
-        variables: { g: groupId },
-      }),
+      await gql(
+        server,
+        `mutation($g: ID!) { inviteMember(groupId: $g, targetActorUsername: "invited") { id } }`,
+        {
+          token: owner.token,
+          variables: { g: groupId },
+        },
+      ),
       'inviteMember',
     );
     ok(
@@ -177,7 +198,9 @@ describe('groupMembershipChanged across processes and over both wires', () => {
           { next: (answer) => resolve(answer.errors), error: resolve, complete: () => resolve(undefined) },
         ),
       );
-      expect((errors as Array<{ message: string }>)[0]!.message).to.equal('Profile is not owned by authenticated user');
+      expect((errors as Array<{ message: string }>)[0]!.message).to.equal(
+        'Profile is not owned by authenticated user',
+      );
     } finally {
       await intruder.dispose();
     }

@@ -8,7 +8,8 @@ function serialize(value: unknown): string {
 }
 
 function parse(value: unknown): Date {
-  const date = typeof value === 'string' ? new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`) : null;
+  const date =
+    typeof value === 'string' ? new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value}Z`) : null;
   if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('NaiveDateTime must be a date and time');
   return date;
 }

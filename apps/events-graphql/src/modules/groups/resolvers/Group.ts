@@ -92,7 +92,15 @@ export const Group: GroupResolvers = {
 
 /** `roles` as the reference reads it: comma-separated, any case; unknown names are left out. */
 function parseRoles(roles: string) {
-  const known = ['NOT_APPROVED', 'INVITED', 'MEMBER', 'MODERATOR', 'ADMINISTRATOR', 'CREATOR', 'REJECTED'] as const;
+  const known = [
+    'NOT_APPROVED',
+    'INVITED',
+    'MEMBER',
+    'MODERATOR',
+    'ADMINISTRATOR',
+    'CREATOR',
+    'REJECTED',
+  ] as const;
   return roles
     .split(',')
     .map((role) => role.trim().toUpperCase())

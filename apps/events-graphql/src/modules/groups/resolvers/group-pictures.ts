@@ -12,5 +12,6 @@ export function withGroupPictures(
   pictures: StagedPictures,
 ): GroupPicturesStep | undefined {
   if (Object.keys(pictures.choices).length === 0) return undefined;
-  return (group, transaction) => ctx.app.media.setPictures({ ...group, userId }, pictures.choices, transaction);
+  return (group, transaction) =>
+    ctx.app.media.setPictures({ ...group, userId }, pictures.choices, transaction);
 }

@@ -29,7 +29,11 @@ export interface GroupEventQuery {
   limit: number;
 }
 
-const ORDER_COLUMNS = { BEGINS_ON: 'begins_on', INSERTED_AT: 'inserted_at', UPDATED_AT: 'updated_at' } as const;
+const ORDER_COLUMNS = {
+  BEGINS_ON: 'begins_on',
+  INSERTED_AT: 'inserted_at',
+  UPDATED_AT: 'updated_at',
+} as const;
 
 export function pageBounds(page: number, limit: number): { limit: number; offset: number } {
   const size = Math.max(0, limit);
@@ -100,10 +104,13 @@ export class GroupsView {
         `SELECT ${EVENT_COLUMNS} FROM events e WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset`,
         { type: QueryTypes.SELECT, replacements },
       ),
-      this.app.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM events e WHERE ${where}`, {
-        type: QueryTypes.SELECT,
-        replacements,
-      }),
+      this.app.sequelize.query<{ total: number }>(
+        `SELECT count(*)::int AS total FROM events e WHERE ${where}`,
+        {
+          type: QueryTypes.SELECT,
+          replacements,
+        },
+      ),
     ]);
     return { elements, total: count!.total };
   }

@@ -34,7 +34,11 @@ export class MembersView {
   }
 
   /** A profile's memberships, optionally of one group (by id). */
-  ofActor(actorId: string, groupId: string | null, page: { page: number; limit: number }): Promise<MemberPage> {
+  ofActor(
+    actorId: string,
+    groupId: string | null,
+    page: { page: number; limit: number },
+  ): Promise<MemberPage> {
     const conditions = ['m.actor_id = :actorId'];
     if (groupId !== null) conditions.push('m.parent_id = :groupId');
     return this.page('', conditions.join(' AND '), 'm.id', {
