@@ -40,6 +40,8 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
         Config: '../modules/config/config.service.js#InstanceConfig',
         Event: '../modules/events/event-row.js#EventRow',
         FeedToken: '../modules/users/feed-token.service.js#FeedTokenRecord',
+        FollowedGroupEvent: '../modules/followers/follower-row.js#FollowedGroupEventRow',
+        Follower: '../modules/followers/follower-row.js#FollowerRow',
         Group: '../modules/groups/group-parent.js#GroupParent',
         Media: '../modules/media/media-parent.js#MediaParent',
         Member: '../modules/members/member-row.js#MemberRow',

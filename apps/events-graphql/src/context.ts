@@ -37,6 +37,7 @@ import { GroupService } from './modules/groups/group.service.js';
 import { MemberMails } from './modules/members/member-mails.js';
 import { MemberService } from './modules/members/member.service.js';
 import { GroupRoles } from './modules/members/group-roles.js';
+import { FollowService } from './modules/followers/follow.service.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -83,6 +84,8 @@ export interface AppServices {
   members: MemberService;
   /** The e-mails of memberships (invitations, approvals, requests and their digests). */
   memberMails: MemberMails;
+  /** Profiles following groups (the one actor model's follows). */
+  groupFollows: FollowService;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -271,6 +274,7 @@ export const AppContext = {
       groups,
       members,
       memberMails,
+      groupFollows: overrides.groupFollows ?? new FollowService({ sequelize, actors, federation }),
       media,
       remoteMedia,
       jobs,

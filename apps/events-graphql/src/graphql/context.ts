@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
 import { createCommentLoaders, type CommentLoaders } from '../modules/comments/comment.loaders.js';
 import { createEventLoaders, type EventLoaders } from '../modules/events/event.loaders.js';
+import { createFollowerLoaders, type FollowerLoaders } from '../modules/followers/follower.loaders.js';
 import { createGroupLoaders, type GroupLoaders } from '../modules/groups/group.loaders.js';
 import { createMemberLoaders, type MemberLoaders } from '../modules/members/member.loaders.js';
 import { createMediaLoaders, type MediaLoaders } from '../modules/media/media.loaders.js';
@@ -49,6 +50,7 @@ export class RequestLoaders {
   private commentLoaders: CommentLoaders | undefined;
   private groupLoaders: GroupLoaders | undefined;
   private memberLoaders: MemberLoaders | undefined;
+  private followerLoaders: FollowerLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -90,6 +92,11 @@ export class RequestLoaders {
   get members(): MemberLoaders {
     this.memberLoaders ??= createMemberLoaders(this.app);
     return this.memberLoaders;
+  }
+
+  get followers(): FollowerLoaders {
+    this.followerLoaders ??= createFollowerLoaders(this.app);
+    return this.followerLoaders;
   }
 }
 

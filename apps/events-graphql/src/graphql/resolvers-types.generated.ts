@@ -7,6 +7,7 @@ import type { PersonParent } from '../modules/persons/person-parent.js';
 import type { CommentRow } from '../modules/comments/comment-row.js';
 import type { InstanceConfig } from '../modules/config/config.service.js';
 import type { FeedTokenRecord } from '../modules/users/feed-token.service.js';
+import type { FollowedGroupEventRow, FollowerRow } from '../modules/followers/follower-row.js';
 import type { GroupParent } from '../modules/groups/group-parent.js';
 import type { MediaParent } from '../modules/media/media-parent.js';
 import type { MemberRow } from '../modules/members/member-row.js';
@@ -633,13 +634,24 @@ export type FeedToken = {
   user: Maybe<User>;
 };
 
+/** An event of a group one of the user's profiles follows */
+export type FollowedGroupEvent = {
+  __typename?: 'FollowedGroupEvent';
+  event: Maybe<Event>;
+  group: Maybe<Group>;
+  profile: Maybe<Person>;
+  user: Maybe<User>;
+};
+
 /** A profile following a group (or another actor) */
 export type Follower = {
   __typename?: 'Follower';
   actor: Maybe<Actor>;
+  /** Whether the followed actor accepted (groups that approve followers by hand) */
   approved: Maybe<Scalars['Boolean']['output']>;
   id: Maybe<Scalars['ID']['output']>;
   insertedAt: Maybe<Scalars['DateTime']['output']>;
+  /** Whether the follower is told of the group's new events */
   notify: Maybe<Scalars['Boolean']['output']>;
   targetActor: Maybe<Actor>;
   updatedAt: Maybe<Scalars['DateTime']['output']>;
@@ -948,6 +960,12 @@ export type PaginatedEventList = {
   total: Maybe<Scalars['Int']['output']>;
 };
 
+export type PaginatedFollowedGroupEvents = {
+  __typename?: 'PaginatedFollowedGroupEvents';
+  elements: Maybe<Array<Maybe<FollowedGroupEvent>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
 export type PaginatedFollowerList = {
   __typename?: 'PaginatedFollowerList';
   elements: Maybe<Array<Maybe<Follower>>>;
@@ -1058,6 +1076,8 @@ export type Person = ActionLogObject & Actor & {
   feedTokens: Maybe<Array<Maybe<FeedToken>>>;
   followersCount: Maybe<Scalars['Int']['output']>;
   followingCount: Maybe<Scalars['Int']['output']>;
+  /** The groups the profile follows, one by username when named (its owner or an instance moderator) */
+  follows: Maybe<PaginatedFollowerList>;
   id: Maybe<Scalars['ID']['output']>;
   local: Maybe<Scalars['Boolean']['output']>;
   manuallyApprovesFollowers: Maybe<Scalars['Boolean']['output']>;
@@ -1083,6 +1103,14 @@ export type Person = ActionLogObject & Actor & {
   url: Maybe<Scalars['String']['output']>;
   /** The owning account (its owner or an instance moderator; null for anyone else) */
   user: Maybe<User>;
+};
+
+
+/** A profile (identity) of a user; a user may have several and acts as its default one. */
+export type PersonFollowsArgs = {
+  group?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1219,6 +1247,8 @@ export type RootMutationType = {
   deleteGroup: Maybe<DeletedObject>;
   /** Delete one of the signed-in user's profiles (never the last one) */
   deletePerson: Maybe<Person>;
+  /** The caller's default profile follows a group (pending when the group approves followers by hand) */
+  followGroup: Maybe<Follower>;
   /** A moderator invites a profile (`name` or `name@domain`) */
   inviteMember: Maybe<Member>;
   /** A profile of the caller, or (anonymously) the instance's anonymous actor with an e-mail, joins an event */
@@ -1248,14 +1278,20 @@ export type RootMutationType = {
   resetPassword: Maybe<Login>;
   sendResetPassword: Maybe<Scalars['String']['output']>;
   setUserSettings: Maybe<UserSettings>;
+  /** The caller's default profile stops following a group */
+  unfollowGroup: Maybe<Follower>;
   /** Turn one activity notification of the signed-in user on or off */
   updateActivitySetting: Maybe<ActivitySetting>;
   /** Changes the text of one's own comment */
   updateComment: Maybe<Comment>;
   /** Changes an event; only its organizer may */
   updateEvent: Maybe<Event>;
+  /** A group moderator approves a follower, or refuses (removes) it */
+  updateFollower: Maybe<Follower>;
   /** Changes a group (its administrators); omitted values stay */
   updateGroup: Maybe<Group>;
+  /** Whether the caller is told of a followed group's new events */
+  updateGroupFollow: Maybe<Follower>;
   updateLocale: Maybe<User>;
   /** A moderator changes a member's role */
   updateMember: Maybe<Member>;
@@ -1413,6 +1449,12 @@ export type RootMutationTypeDeletePersonArgs = {
 };
 
 
+export type RootMutationTypeFollowGroupArgs = {
+  groupId: Scalars['ID']['input'];
+  notify?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
 export type RootMutationTypeInviteMemberArgs = {
   groupId: Scalars['ID']['input'];
   targetActorUsername: Scalars['String']['input'];
@@ -1524,6 +1566,11 @@ export type RootMutationTypeSetUserSettingsArgs = {
 };
 
 
+export type RootMutationTypeUnfollowGroupArgs = {
+  groupId: Scalars['ID']['input'];
+};
+
+
 export type RootMutationTypeUpdateActivitySettingArgs = {
   enabled: Scalars['Boolean']['input'];
   key: Scalars['String']['input'];
@@ -1565,6 +1612,12 @@ export type RootMutationTypeUpdateEventArgs = {
 };
 
 
+export type RootMutationTypeUpdateFollowerArgs = {
+  approved: Scalars['Boolean']['input'];
+  id: Scalars['ID']['input'];
+};
+
+
 export type RootMutationTypeUpdateGroupArgs = {
   avatar?: InputMaybe<MediaInput>;
   banner?: InputMaybe<MediaInput>;
@@ -1575,6 +1628,12 @@ export type RootMutationTypeUpdateGroupArgs = {
   physicalAddress?: InputMaybe<AddressInput>;
   summary?: InputMaybe<Scalars['String']['input']>;
   visibility?: InputMaybe<GroupVisibility>;
+};
+
+
+export type RootMutationTypeUpdateGroupFollowArgs = {
+  followId: Scalars['ID']['input'];
+  notify?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -1879,6 +1938,8 @@ export type User = ActionLogObject & {
   email: Scalars['String']['output'];
   /** The user's private feed tokens (the user only) */
   feedTokens: Maybe<Array<Maybe<FeedToken>>>;
+  /** Events to come of the groups the user's profiles follow, soonest first (the user or an instance moderator) */
+  followedGroupEvents: Maybe<PaginatedFollowedGroupEvents>;
   id: Maybe<Scalars['ID']['output']>;
   lastSignInAt: Maybe<Scalars['DateTime']['output']>;
   lastSignInIp: Maybe<Scalars['String']['output']>;
@@ -1904,6 +1965,14 @@ export type User = ActionLogObject & {
 
 /** A local account: credentials, role and preferences (its profiles come with the actor model). */
 export type UserDraftsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A local account: credentials, role and preferences (its profiles come with the actor model). */
+export type UserFollowedGroupEventsArgs = {
+  afterDatetime?: InputMaybe<Scalars['DateTime']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -2123,7 +2192,8 @@ export type ResolversTypes = {
   ExportFormats: ResolverTypeWrapper<ExportFormats>;
   Features: ResolverTypeWrapper<Features>;
   FeedToken: ResolverTypeWrapper<FeedTokenRecord>;
-  Follower: ResolverTypeWrapper<Omit<Follower, 'actor' | 'targetActor'> & { actor?: Maybe<ResolversTypes['Actor']>, targetActor?: Maybe<ResolversTypes['Actor']> }>;
+  FollowedGroupEvent: ResolverTypeWrapper<FollowedGroupEventRow>;
+  Follower: ResolverTypeWrapper<FollowerRow>;
   Geocoding: ResolverTypeWrapper<Geocoding>;
   GlobalSearchSettings: ResolverTypeWrapper<GlobalSearchSettings>;
   Group: ResolverTypeWrapper<GroupParent>;
@@ -2153,6 +2223,7 @@ export type ResolversTypes = {
   PaginatedCommentList: ResolverTypeWrapper<Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Comment']>>> }>;
   PaginatedDiscussionList: ResolverTypeWrapper<PaginatedDiscussionList>;
   PaginatedEventList: ResolverTypeWrapper<Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Event']>>> }>;
+  PaginatedFollowedGroupEvents: ResolverTypeWrapper<Omit<PaginatedFollowedGroupEvents, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['FollowedGroupEvent']>>> }>;
   PaginatedFollowerList: ResolverTypeWrapper<Omit<PaginatedFollowerList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Follower']>>> }>;
   PaginatedGroupList: ResolverTypeWrapper<Omit<PaginatedGroupList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Group']>>> }>;
   PaginatedMediaList: ResolverTypeWrapper<Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Media']>>> }>;
@@ -2251,7 +2322,8 @@ export type ResolversParentTypes = {
   ExportFormats: ExportFormats;
   Features: Features;
   FeedToken: FeedTokenRecord;
-  Follower: Omit<Follower, 'actor' | 'targetActor'> & { actor?: Maybe<ResolversParentTypes['Actor']>, targetActor?: Maybe<ResolversParentTypes['Actor']> };
+  FollowedGroupEvent: FollowedGroupEventRow;
+  Follower: FollowerRow;
   Geocoding: Geocoding;
   GlobalSearchSettings: GlobalSearchSettings;
   Group: GroupParent;
@@ -2274,6 +2346,7 @@ export type ResolversParentTypes = {
   PaginatedCommentList: Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Comment']>>> };
   PaginatedDiscussionList: PaginatedDiscussionList;
   PaginatedEventList: Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Event']>>> };
+  PaginatedFollowedGroupEvents: Omit<PaginatedFollowedGroupEvents, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['FollowedGroupEvent']>>> };
   PaginatedFollowerList: Omit<PaginatedFollowerList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Follower']>>> };
   PaginatedGroupList: Omit<PaginatedGroupList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Group']>>> };
   PaginatedMediaList: Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Media']>>> };
@@ -2636,6 +2709,13 @@ export type FeedTokenResolvers<ContextType = GraphQLContext, ParentType extends 
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
 
+export type FollowedGroupEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FollowedGroupEvent'] = ResolversParentTypes['FollowedGroupEvent']> = {
+  event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType>;
+  group?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType>;
+  profile?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+};
+
 export type FollowerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Follower'] = ResolversParentTypes['Follower']> = {
   actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
   approved?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
@@ -2779,6 +2859,11 @@ export type PaginatedEventListResolvers<ContextType = GraphQLContext, ParentType
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type PaginatedFollowedGroupEventsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedFollowedGroupEvents'] = ResolversParentTypes['PaginatedFollowedGroupEvents']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['FollowedGroupEvent']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PaginatedFollowerListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedFollowerList'] = ResolversParentTypes['PaginatedFollowerList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Follower']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -2857,6 +2942,7 @@ export type PersonResolvers<ContextType = GraphQLContext, ParentType extends Res
   feedTokens?: Resolver<Maybe<Array<Maybe<ResolversTypes['FeedToken']>>>, ParentType, ContextType>;
   followersCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   followingCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  follows?: Resolver<Maybe<ResolversTypes['PaginatedFollowerList']>, ParentType, ContextType, RequireFields<PersonFollowsArgs, 'limit' | 'page'>>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   local?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   manuallyApprovesFollowers?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
@@ -2961,6 +3047,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   deleteFeedToken?: Resolver<Maybe<ResolversTypes['DeletedFeedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteFeedTokenArgs, 'token'>>;
   deleteGroup?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteGroupArgs, 'groupId'>>;
   deletePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeDeletePersonArgs, 'id'>>;
+  followGroup?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeFollowGroupArgs, 'groupId' | 'notify'>>;
   inviteMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeInviteMemberArgs, 'groupId' | 'targetActorUsername'>>;
   joinEvent?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeJoinEventArgs, 'actorId' | 'eventId'>>;
   joinGroup?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeJoinGroupArgs, 'groupId'>>;
@@ -2978,10 +3065,13 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   resetPassword?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeResetPasswordArgs, 'locale' | 'password' | 'token'>>;
   sendResetPassword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeSendResetPasswordArgs, 'email'>>;
   setUserSettings?: Resolver<Maybe<ResolversTypes['UserSettings']>, ParentType, ContextType, Partial<RootMutationTypeSetUserSettingsArgs>>;
+  unfollowGroup?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeUnfollowGroupArgs, 'groupId'>>;
   updateActivitySetting?: Resolver<Maybe<ResolversTypes['ActivitySetting']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateActivitySettingArgs, 'enabled' | 'key' | 'method'>>;
   updateComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateCommentArgs, 'commentId' | 'language' | 'text'>>;
   updateEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateEventArgs, 'contacts' | 'eventId' | 'joinOptions' | 'language' | 'visibility'>>;
+  updateFollower?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateFollowerArgs, 'approved' | 'id'>>;
   updateGroup?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateGroupArgs, 'id'>>;
+  updateGroupFollow?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateGroupFollowArgs, 'followId' | 'notify'>>;
   updateLocale?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<RootMutationTypeUpdateLocaleArgs>>;
   updateMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateMemberArgs, 'memberId' | 'role'>>;
   updateParticipation?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateParticipationArgs, 'id' | 'role'>>;
@@ -3094,6 +3184,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   drafts?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<UserDraftsArgs, 'limit' | 'page'>>;
   email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   feedTokens?: Resolver<Maybe<Array<Maybe<ResolversTypes['FeedToken']>>>, ParentType, ContextType>;
+  followedGroupEvents?: Resolver<Maybe<ResolversTypes['PaginatedFollowedGroupEvents']>, ParentType, ContextType, RequireFields<UserFollowedGroupEventsArgs, 'limit' | 'page'>>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   lastSignInAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   lastSignInIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -3169,6 +3260,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ExportFormats?: ExportFormatsResolvers<ContextType>;
   Features?: FeaturesResolvers<ContextType>;
   FeedToken?: FeedTokenResolvers<ContextType>;
+  FollowedGroupEvent?: FollowedGroupEventResolvers<ContextType>;
   Follower?: FollowerResolvers<ContextType>;
   Geocoding?: GeocodingResolvers<ContextType>;
   GlobalSearchSettings?: GlobalSearchSettingsResolvers<ContextType>;
@@ -3189,6 +3281,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PaginatedCommentList?: PaginatedCommentListResolvers<ContextType>;
   PaginatedDiscussionList?: PaginatedDiscussionListResolvers<ContextType>;
   PaginatedEventList?: PaginatedEventListResolvers<ContextType>;
+  PaginatedFollowedGroupEvents?: PaginatedFollowedGroupEventsResolvers<ContextType>;
   PaginatedFollowerList?: PaginatedFollowerListResolvers<ContextType>;
   PaginatedGroupList?: PaginatedGroupListResolvers<ContextType>;
   PaginatedMediaList?: PaginatedMediaListResolvers<ContextType>;

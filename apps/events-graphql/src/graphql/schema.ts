@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import { commentsResolvers } from '../modules/comments/comments.resolvers.js';
 import { configResolvers } from '../modules/config/config.resolvers.js';
 import { eventsResolvers } from '../modules/events/events.resolvers.js';
+import { followersResolvers } from '../modules/followers/followers.resolvers.js';
 import { groupsResolvers } from '../modules/groups/groups.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
 import { mediaResolvers } from '../modules/media/media.resolvers.js';
@@ -30,6 +31,7 @@ const MODULE_RESOLVERS: Resolvers[] = [
   participationsResolvers,
   groupsResolvers,
   membersResolvers,
+  followersResolvers,
 ];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */

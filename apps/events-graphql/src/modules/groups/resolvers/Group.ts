@@ -66,11 +66,6 @@ export const Group: GroupResolvers = {
       { page: page ?? 1, limit: limit ?? 10 },
     );
   },
-  /** Followers land with issue 14 §3: the count for anyone signed in, no list yet. */
-  followers: async (group, _args, ctx) => {
-    await requireSignedIn(ctx, 'paginated_follower_list');
-    return { elements: [], total: group.followersCount };
-  },
   posts: () => EMPTY_PAGE,
   discussions: async (_group, _args, ctx) => {
     await requireSignedIn(ctx, 'paginated_discussion_list');
