@@ -52,12 +52,16 @@ export type ActionLogObject = {
 /** An entry of a group's activity stream (it lands with issue 14 §8) */
 export type Activity = {
   __typename?: 'Activity';
+  author: Maybe<Actor>;
   group: Maybe<Group>;
   id: Maybe<Scalars['ID']['output']>;
   insertedAt: Maybe<Scalars['DateTime']['output']>;
   message: Maybe<Scalars['String']['output']>;
+  messageParams: Maybe<Array<Maybe<ActivityParamItem>>>;
+  object: Maybe<ActivityObject>;
   priority: Maybe<Scalars['Int']['output']>;
   subject: Maybe<Scalars['String']['output']>;
+  subjectParams: Maybe<Array<Maybe<ActivityParamItem>>>;
   type: Maybe<ActivityType>;
 };
 
@@ -68,6 +72,12 @@ export type ActivityAuthor =
 /** Something that happens in a stream of activities. */
 export type ActivityObject = {
   id: Maybe<Scalars['ID']['output']>;
+};
+
+export type ActivityParamItem = {
+  __typename?: 'ActivityParamItem';
+  key: Maybe<Scalars['String']['output']>;
+  value: Maybe<Scalars['String']['output']>;
 };
 
 /** Whether the user is told about one kind of activity (key) through one channel (method) */
@@ -396,11 +406,22 @@ export type DeletedParticipant = {
 /** A discussion among a group's members (discussions land with issue 14 §5) */
 export type Discussion = ActivityObject & {
   __typename?: 'Discussion';
+  actor: Maybe<Actor>;
+  comments: Maybe<PaginatedCommentList>;
+  creator: Maybe<Person>;
   id: Maybe<Scalars['ID']['output']>;
   insertedAt: Maybe<Scalars['DateTime']['output']>;
+  lastComment: Maybe<Comment>;
   slug: Maybe<Scalars['String']['output']>;
   title: Maybe<Scalars['String']['output']>;
   updatedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
+
+/** A discussion among a group's members (discussions land with issue 14 §5) */
+export type DiscussionCommentsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** An event organized by a profile. */
@@ -1014,6 +1035,12 @@ export type PaginatedResourceList = {
   total: Maybe<Scalars['Int']['output']>;
 };
 
+export type PaginatedTodoList = {
+  __typename?: 'PaginatedTodoList';
+  elements: Maybe<Array<Maybe<Todo>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
 export type PaginatedTodoListList = {
   __typename?: 'PaginatedTodoListList';
   elements: Maybe<Array<Maybe<TodoList>>>;
@@ -1160,15 +1187,27 @@ export type PictureInfoElement = {
 /** A post of a group (posts land with issue 14 §4) */
 export type Post = ActivityObject & {
   __typename?: 'Post';
+  attributedTo: Maybe<Actor>;
+  author: Maybe<Actor>;
   body: Maybe<Scalars['String']['output']>;
   draft: Maybe<Scalars['Boolean']['output']>;
   id: Maybe<Scalars['ID']['output']>;
   insertedAt: Maybe<Scalars['DateTime']['output']>;
+  language: Maybe<Scalars['String']['output']>;
+  picture: Maybe<Media>;
+  publishAt: Maybe<Scalars['DateTime']['output']>;
   slug: Maybe<Scalars['String']['output']>;
+  tags: Maybe<Array<Maybe<Tag>>>;
   title: Maybe<Scalars['String']['output']>;
   updatedAt: Maybe<Scalars['DateTime']['output']>;
   url: Maybe<Scalars['String']['output']>;
+  visibility: Maybe<PostVisibility>;
 };
+
+export type PostVisibility =
+  | 'PRIVATE'
+  | 'PUBLIC'
+  | 'UNLISTED';
 
 export type Privacy = {
   __typename?: 'Privacy';
@@ -1186,13 +1225,45 @@ export type RefreshedToken = {
 /** A folder or link shared in a group (resources land with issue 14 §6) */
 export type Resource = ActivityObject & {
   __typename?: 'Resource';
+  actor: Maybe<Actor>;
+  children: Maybe<PaginatedResourceList>;
+  creator: Maybe<Actor>;
   id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['NaiveDateTime']['output']>;
+  metadata: Maybe<ResourceMetadata>;
+  parent: Maybe<Resource>;
   path: Maybe<Scalars['String']['output']>;
+  publishedAt: Maybe<Scalars['NaiveDateTime']['output']>;
   resourceUrl: Maybe<Scalars['String']['output']>;
   summary: Maybe<Scalars['String']['output']>;
   title: Maybe<Scalars['String']['output']>;
   type: Maybe<Scalars['String']['output']>;
+  updatedAt: Maybe<Scalars['NaiveDateTime']['output']>;
   url: Maybe<Scalars['String']['output']>;
+};
+
+
+/** A folder or link shared in a group (resources land with issue 14 §6) */
+export type ResourceChildrenArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** What a link resource's page tells of itself */
+export type ResourceMetadata = {
+  __typename?: 'ResourceMetadata';
+  authorName: Maybe<Scalars['String']['output']>;
+  authorUrl: Maybe<Scalars['String']['output']>;
+  description: Maybe<Scalars['String']['output']>;
+  faviconUrl: Maybe<Scalars['String']['output']>;
+  height: Maybe<Scalars['Int']['output']>;
+  html: Maybe<Scalars['String']['output']>;
+  imageRemoteUrl: Maybe<Scalars['String']['output']>;
+  providerName: Maybe<Scalars['String']['output']>;
+  providerUrl: Maybe<Scalars['String']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+  type: Maybe<Scalars['String']['output']>;
+  width: Maybe<Scalars['Int']['output']>;
 };
 
 export type ResourceProvider = {
@@ -1900,11 +1971,32 @@ export type Tiles = {
   endpoint: Maybe<Scalars['String']['output']>;
 };
 
+/** A task of a group's todo list (todos land with issue 14 §7) */
+export type Todo = {
+  __typename?: 'Todo';
+  assignedTo: Maybe<Actor>;
+  creator: Maybe<Actor>;
+  dueDate: Maybe<Scalars['DateTime']['output']>;
+  id: Maybe<Scalars['ID']['output']>;
+  status: Maybe<Scalars['Boolean']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+  todoList: Maybe<TodoList>;
+};
+
 /** A todo list of a group (todos land with issue 14 §7) */
 export type TodoList = {
   __typename?: 'TodoList';
+  actor: Maybe<Actor>;
   id: Maybe<Scalars['ID']['output']>;
   title: Maybe<Scalars['String']['output']>;
+  todos: Maybe<PaginatedTodoList>;
+};
+
+
+/** A todo list of a group (todos land with issue 14 §7) */
+export type TodoListTodosArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** Upload size limits, in bytes */
@@ -2113,12 +2205,12 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
   ;
   ActivityObject:
     | ( CommentRow )
-    | ( Discussion )
+    | ( Omit<Discussion, 'actor' | 'comments' | 'creator' | 'lastComment'> & { actor?: Maybe<_RefType['Actor']>, comments?: Maybe<_RefType['PaginatedCommentList']>, creator?: Maybe<_RefType['Person']>, lastComment?: Maybe<_RefType['Comment']> } )
     | ( EventRow )
     | ( GroupParent )
     | ( MemberRow )
-    | ( Post )
-    | ( Resource )
+    | ( Omit<Post, 'attributedTo' | 'author' | 'picture'> & { attributedTo?: Maybe<_RefType['Actor']>, author?: Maybe<_RefType['Actor']>, picture?: Maybe<_RefType['Media']> } )
+    | ( Omit<Resource, 'actor' | 'children' | 'creator' | 'parent'> & { actor?: Maybe<_RefType['Actor']>, children?: Maybe<_RefType['PaginatedResourceList']>, creator?: Maybe<_RefType['Actor']>, parent?: Maybe<_RefType['Resource']> } )
   ;
   Actor:
     | ( GroupParent )
@@ -2134,11 +2226,12 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 export type ResolversTypes = {
   ActionLogObject: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ActionLogObject']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  Activity: ResolverTypeWrapper<Omit<Activity, 'group'> & { group?: Maybe<ResolversTypes['Group']> }>;
+  Activity: ResolverTypeWrapper<Omit<Activity, 'author' | 'group' | 'object'> & { author?: Maybe<ResolversTypes['Actor']>, group?: Maybe<ResolversTypes['Group']>, object?: Maybe<ResolversTypes['ActivityObject']> }>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ActivityAuthor: ActivityAuthor;
   ActivityObject: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ActivityObject']>;
+  ActivityParamItem: ResolverTypeWrapper<ActivityParamItem>;
   ActivitySetting: ResolverTypeWrapper<ActivitySettingRecord>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   ActivityType: ActivityType;
@@ -2170,7 +2263,7 @@ export type ResolversTypes = {
   DeletedFeedToken: ResolverTypeWrapper<DeletedFeedToken>;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
   DeletedParticipant: ResolverTypeWrapper<Omit<DeletedParticipant, 'actor' | 'event'> & { actor?: Maybe<ResolversTypes['Actor']>, event?: Maybe<ResolversTypes['Event']> }>;
-  Discussion: ResolverTypeWrapper<Discussion>;
+  Discussion: ResolverTypeWrapper<Omit<Discussion, 'actor' | 'comments' | 'creator' | 'lastComment'> & { actor?: Maybe<ResolversTypes['Actor']>, comments?: Maybe<ResolversTypes['PaginatedCommentList']>, creator?: Maybe<ResolversTypes['Person']>, lastComment?: Maybe<ResolversTypes['Comment']> }>;
   Event: ResolverTypeWrapper<EventRow>;
   EventCategory: EventCategory;
   EventCategoryOption: ResolverTypeWrapper<EventCategoryOption>;
@@ -2221,7 +2314,7 @@ export type ResolversTypes = {
   Openness: Openness;
   PaginatedActivityList: ResolverTypeWrapper<Omit<PaginatedActivityList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Activity']>>> }>;
   PaginatedCommentList: ResolverTypeWrapper<Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Comment']>>> }>;
-  PaginatedDiscussionList: ResolverTypeWrapper<PaginatedDiscussionList>;
+  PaginatedDiscussionList: ResolverTypeWrapper<Omit<PaginatedDiscussionList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Discussion']>>> }>;
   PaginatedEventList: ResolverTypeWrapper<Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Event']>>> }>;
   PaginatedFollowedGroupEvents: ResolverTypeWrapper<Omit<PaginatedFollowedGroupEvents, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['FollowedGroupEvent']>>> }>;
   PaginatedFollowerList: ResolverTypeWrapper<Omit<PaginatedFollowerList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Follower']>>> }>;
@@ -2230,9 +2323,10 @@ export type ResolversTypes = {
   PaginatedMemberList: ResolverTypeWrapper<Omit<PaginatedMemberList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Member']>>> }>;
   PaginatedParticipantList: ResolverTypeWrapper<Omit<PaginatedParticipantList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Participant']>>> }>;
   PaginatedPersonList: ResolverTypeWrapper<Omit<PaginatedPersonList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Person']>>> }>;
-  PaginatedPostList: ResolverTypeWrapper<PaginatedPostList>;
-  PaginatedResourceList: ResolverTypeWrapper<PaginatedResourceList>;
-  PaginatedTodoListList: ResolverTypeWrapper<PaginatedTodoListList>;
+  PaginatedPostList: ResolverTypeWrapper<Omit<PaginatedPostList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Post']>>> }>;
+  PaginatedResourceList: ResolverTypeWrapper<Omit<PaginatedResourceList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Resource']>>> }>;
+  PaginatedTodoList: ResolverTypeWrapper<Omit<PaginatedTodoList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Todo']>>> }>;
+  PaginatedTodoListList: ResolverTypeWrapper<Omit<PaginatedTodoListList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['TodoList']>>> }>;
   Participant: ResolverTypeWrapper<ParticipantRow>;
   ParticipantMetadata: ResolverTypeWrapper<ParticipantMetadata>;
   ParticipantRoleEnum: ParticipantRoleEnum;
@@ -2242,10 +2336,12 @@ export type ResolversTypes = {
   PictureInfo: ResolverTypeWrapper<PictureInfo>;
   PictureInfoElement: ResolverTypeWrapper<PictureInfoElement>;
   Point: ResolverTypeWrapper<Scalars['Point']['output']>;
-  Post: ResolverTypeWrapper<Post>;
+  Post: ResolverTypeWrapper<Omit<Post, 'attributedTo' | 'author' | 'picture'> & { attributedTo?: Maybe<ResolversTypes['Actor']>, author?: Maybe<ResolversTypes['Actor']>, picture?: Maybe<ResolversTypes['Media']> }>;
+  PostVisibility: PostVisibility;
   Privacy: ResolverTypeWrapper<Privacy>;
   RefreshedToken: ResolverTypeWrapper<RefreshedToken>;
-  Resource: ResolverTypeWrapper<Resource>;
+  Resource: ResolverTypeWrapper<Omit<Resource, 'actor' | 'children' | 'creator' | 'parent'> & { actor?: Maybe<ResolversTypes['Actor']>, children?: Maybe<ResolversTypes['PaginatedResourceList']>, creator?: Maybe<ResolversTypes['Actor']>, parent?: Maybe<ResolversTypes['Resource']> }>;
+  ResourceMetadata: ResolverTypeWrapper<ResourceMetadata>;
   ResourceProvider: ResolverTypeWrapper<ResourceProvider>;
   Restrictions: ResolverTypeWrapper<Restrictions>;
   RootMutationType: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -2261,7 +2357,8 @@ export type ResolversTypes = {
   Terms: ResolverTypeWrapper<Terms>;
   Tiles: ResolverTypeWrapper<Tiles>;
   Timezone: ResolverTypeWrapper<Scalars['Timezone']['output']>;
-  TodoList: ResolverTypeWrapper<TodoList>;
+  Todo: ResolverTypeWrapper<Omit<Todo, 'assignedTo' | 'creator' | 'todoList'> & { assignedTo?: Maybe<ResolversTypes['Actor']>, creator?: Maybe<ResolversTypes['Actor']>, todoList?: Maybe<ResolversTypes['TodoList']> }>;
+  TodoList: ResolverTypeWrapper<Omit<TodoList, 'actor' | 'todos'> & { actor?: Maybe<ResolversTypes['Actor']>, todos?: Maybe<ResolversTypes['PaginatedTodoList']> }>;
   UUID: ResolverTypeWrapper<Scalars['UUID']['output']>;
   Upload: ResolverTypeWrapper<Scalars['Upload']['output']>;
   UploadLimits: ResolverTypeWrapper<UploadLimits>;
@@ -2276,10 +2373,11 @@ export type ResolversTypes = {
 export type ResolversParentTypes = {
   ActionLogObject: ResolversInterfaceTypes<ResolversParentTypes>['ActionLogObject'];
   ID: Scalars['ID']['output'];
-  Activity: Omit<Activity, 'group'> & { group?: Maybe<ResolversParentTypes['Group']> };
+  Activity: Omit<Activity, 'author' | 'group' | 'object'> & { author?: Maybe<ResolversParentTypes['Actor']>, group?: Maybe<ResolversParentTypes['Group']>, object?: Maybe<ResolversParentTypes['ActivityObject']> };
   String: Scalars['String']['output'];
   Int: Scalars['Int']['output'];
   ActivityObject: ResolversInterfaceTypes<ResolversParentTypes>['ActivityObject'];
+  ActivityParamItem: ActivityParamItem;
   ActivitySetting: ActivitySettingRecord;
   Boolean: Scalars['Boolean']['output'];
   Actor: PersonParent;
@@ -2307,7 +2405,7 @@ export type ResolversParentTypes = {
   DeletedFeedToken: DeletedFeedToken;
   DeletedObject: DeletedObject;
   DeletedParticipant: Omit<DeletedParticipant, 'actor' | 'event'> & { actor?: Maybe<ResolversParentTypes['Actor']>, event?: Maybe<ResolversParentTypes['Event']> };
-  Discussion: Discussion;
+  Discussion: Omit<Discussion, 'actor' | 'comments' | 'creator' | 'lastComment'> & { actor?: Maybe<ResolversParentTypes['Actor']>, comments?: Maybe<ResolversParentTypes['PaginatedCommentList']>, creator?: Maybe<ResolversParentTypes['Person']>, lastComment?: Maybe<ResolversParentTypes['Comment']> };
   Event: EventRow;
   EventCategoryOption: EventCategoryOption;
   EventMetadata: EventMetadata;
@@ -2344,7 +2442,7 @@ export type ResolversParentTypes = {
   OauthProvider: OauthProvider;
   PaginatedActivityList: Omit<PaginatedActivityList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Activity']>>> };
   PaginatedCommentList: Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Comment']>>> };
-  PaginatedDiscussionList: PaginatedDiscussionList;
+  PaginatedDiscussionList: Omit<PaginatedDiscussionList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Discussion']>>> };
   PaginatedEventList: Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Event']>>> };
   PaginatedFollowedGroupEvents: Omit<PaginatedFollowedGroupEvents, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['FollowedGroupEvent']>>> };
   PaginatedFollowerList: Omit<PaginatedFollowerList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Follower']>>> };
@@ -2353,9 +2451,10 @@ export type ResolversParentTypes = {
   PaginatedMemberList: Omit<PaginatedMemberList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Member']>>> };
   PaginatedParticipantList: Omit<PaginatedParticipantList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Participant']>>> };
   PaginatedPersonList: Omit<PaginatedPersonList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Person']>>> };
-  PaginatedPostList: PaginatedPostList;
-  PaginatedResourceList: PaginatedResourceList;
-  PaginatedTodoListList: PaginatedTodoListList;
+  PaginatedPostList: Omit<PaginatedPostList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Post']>>> };
+  PaginatedResourceList: Omit<PaginatedResourceList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Resource']>>> };
+  PaginatedTodoList: Omit<PaginatedTodoList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Todo']>>> };
+  PaginatedTodoListList: Omit<PaginatedTodoListList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['TodoList']>>> };
   Participant: ParticipantRow;
   ParticipantMetadata: ParticipantMetadata;
   ParticipantStats: ParticipantStats;
@@ -2364,10 +2463,11 @@ export type ResolversParentTypes = {
   PictureInfo: PictureInfo;
   PictureInfoElement: PictureInfoElement;
   Point: Scalars['Point']['output'];
-  Post: Post;
+  Post: Omit<Post, 'attributedTo' | 'author' | 'picture'> & { attributedTo?: Maybe<ResolversParentTypes['Actor']>, author?: Maybe<ResolversParentTypes['Actor']>, picture?: Maybe<ResolversParentTypes['Media']> };
   Privacy: Privacy;
   RefreshedToken: RefreshedToken;
-  Resource: Resource;
+  Resource: Omit<Resource, 'actor' | 'children' | 'creator' | 'parent'> & { actor?: Maybe<ResolversParentTypes['Actor']>, children?: Maybe<ResolversParentTypes['PaginatedResourceList']>, creator?: Maybe<ResolversParentTypes['Actor']>, parent?: Maybe<ResolversParentTypes['Resource']> };
+  ResourceMetadata: ResourceMetadata;
   ResourceProvider: ResourceProvider;
   Restrictions: Restrictions;
   RootMutationType: Record<PropertyKey, never>;
@@ -2380,7 +2480,8 @@ export type ResolversParentTypes = {
   Terms: Terms;
   Tiles: Tiles;
   Timezone: Scalars['Timezone']['output'];
-  TodoList: TodoList;
+  Todo: Omit<Todo, 'assignedTo' | 'creator' | 'todoList'> & { assignedTo?: Maybe<ResolversParentTypes['Actor']>, creator?: Maybe<ResolversParentTypes['Actor']>, todoList?: Maybe<ResolversParentTypes['TodoList']> };
+  TodoList: Omit<TodoList, 'actor' | 'todos'> & { actor?: Maybe<ResolversParentTypes['Actor']>, todos?: Maybe<ResolversParentTypes['PaginatedTodoList']> };
   UUID: Scalars['UUID']['output'];
   Upload: Scalars['Upload']['output'];
   UploadLimits: UploadLimits;
@@ -2395,17 +2496,26 @@ export type ActionLogObjectResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type ActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Activity'] = ResolversParentTypes['Activity']> = {
+  author?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
   group?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  messageParams?: Resolver<Maybe<Array<Maybe<ResolversTypes['ActivityParamItem']>>>, ParentType, ContextType>;
+  object?: Resolver<Maybe<ResolversTypes['ActivityObject']>, ParentType, ContextType>;
   priority?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   subject?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  subjectParams?: Resolver<Maybe<Array<Maybe<ResolversTypes['ActivityParamItem']>>>, ParentType, ContextType>;
   type?: Resolver<Maybe<ResolversTypes['ActivityType']>, ParentType, ContextType>;
 };
 
 export type ActivityObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityObject'] = ResolversParentTypes['ActivityObject']> = {
   __resolveType: TypeResolveFn<'Comment' | 'Discussion' | 'Event' | 'Group' | 'Member' | 'Post' | 'Resource', ParentType, ContextType>;
+};
+
+export type ActivityParamItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityParamItem'] = ResolversParentTypes['ActivityParamItem']> = {
+  key?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ActivitySettingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivitySetting'] = ResolversParentTypes['ActivitySetting']> = {
@@ -2602,8 +2712,12 @@ export type DeletedParticipantResolvers<ContextType = GraphQLContext, ParentType
 };
 
 export type DiscussionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Discussion'] = ResolversParentTypes['Discussion']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  comments?: Resolver<Maybe<ResolversTypes['PaginatedCommentList']>, ParentType, ContextType, RequireFields<DiscussionCommentsArgs, 'limit' | 'page'>>;
+  creator?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
   slug?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -2904,6 +3018,11 @@ export type PaginatedResourceListResolvers<ContextType = GraphQLContext, ParentT
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type PaginatedTodoListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedTodoList'] = ResolversParentTypes['PaginatedTodoList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Todo']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PaginatedTodoListListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedTodoListList'] = ResolversParentTypes['PaginatedTodoListList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['TodoList']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -2983,14 +3102,21 @@ export interface PointScalarConfig extends GraphQLScalarTypeConfig<ResolversType
 }
 
 export type PostResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Post'] = ResolversParentTypes['Post']> = {
+  attributedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  author?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
   body?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   draft?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  language?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  picture?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
+  publishAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   slug?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tags?: Resolver<Maybe<Array<Maybe<ResolversTypes['Tag']>>>, ParentType, ContextType>;
   title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  visibility?: Resolver<Maybe<ResolversTypes['PostVisibility']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -3006,14 +3132,37 @@ export type RefreshedTokenResolvers<ContextType = GraphQLContext, ParentType ext
 };
 
 export type ResourceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Resource'] = ResolversParentTypes['Resource']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  children?: Resolver<Maybe<ResolversTypes['PaginatedResourceList']>, ParentType, ContextType, RequireFields<ResourceChildrenArgs, 'limit' | 'page'>>;
+  creator?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['NaiveDateTime']>, ParentType, ContextType>;
+  metadata?: Resolver<Maybe<ResolversTypes['ResourceMetadata']>, ParentType, ContextType>;
+  parent?: Resolver<Maybe<ResolversTypes['Resource']>, ParentType, ContextType>;
   path?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  publishedAt?: Resolver<Maybe<ResolversTypes['NaiveDateTime']>, ParentType, ContextType>;
   resourceUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   summary?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   type?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['NaiveDateTime']>, ParentType, ContextType>;
   url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ResourceMetadataResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ResourceMetadata'] = ResolversParentTypes['ResourceMetadata']> = {
+  authorName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  authorUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  faviconUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  height?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  html?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  imageRemoteUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  providerName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  providerUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  width?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type ResourceProviderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ResourceProvider'] = ResolversParentTypes['ResourceProvider']> = {
@@ -3151,9 +3300,21 @@ export interface TimezoneScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'Timezone';
 }
 
+export type TodoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Todo'] = ResolversParentTypes['Todo']> = {
+  assignedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  creator?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  dueDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  todoList?: Resolver<Maybe<ResolversTypes['TodoList']>, ParentType, ContextType>;
+};
+
 export type TodoListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TodoList'] = ResolversParentTypes['TodoList']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  todos?: Resolver<Maybe<ResolversTypes['PaginatedTodoList']>, ParentType, ContextType, RequireFields<TodoListTodosArgs, 'limit' | 'page'>>;
 };
 
 export interface UuidScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['UUID'], any> {
@@ -3226,6 +3387,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ActionLogObject?: ActionLogObjectResolvers<ContextType>;
   Activity?: ActivityResolvers<ContextType>;
   ActivityObject?: ActivityObjectResolvers<ContextType>;
+  ActivityParamItem?: ActivityParamItemResolvers<ContextType>;
   ActivitySetting?: ActivitySettingResolvers<ContextType>;
   Actor?: ActorResolvers<ContextType>;
   Address?: AddressResolvers<ContextType>;
@@ -3290,6 +3452,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PaginatedPersonList?: PaginatedPersonListResolvers<ContextType>;
   PaginatedPostList?: PaginatedPostListResolvers<ContextType>;
   PaginatedResourceList?: PaginatedResourceListResolvers<ContextType>;
+  PaginatedTodoList?: PaginatedTodoListResolvers<ContextType>;
   PaginatedTodoListList?: PaginatedTodoListListResolvers<ContextType>;
   Participant?: ParticipantResolvers<ContextType>;
   ParticipantMetadata?: ParticipantMetadataResolvers<ContextType>;
@@ -3303,6 +3466,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Privacy?: PrivacyResolvers<ContextType>;
   RefreshedToken?: RefreshedTokenResolvers<ContextType>;
   Resource?: ResourceResolvers<ContextType>;
+  ResourceMetadata?: ResourceMetadataResolvers<ContextType>;
   ResourceProvider?: ResourceProviderResolvers<ContextType>;
   Restrictions?: RestrictionsResolvers<ContextType>;
   RootMutationType?: RootMutationTypeResolvers<ContextType>;
@@ -3315,6 +3479,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Terms?: TermsResolvers<ContextType>;
   Tiles?: TilesResolvers<ContextType>;
   Timezone?: GraphQLScalarType;
+  Todo?: TodoResolvers<ContextType>;
   TodoList?: TodoListResolvers<ContextType>;
   UUID?: GraphQLScalarType;
   Upload?: GraphQLScalarType;

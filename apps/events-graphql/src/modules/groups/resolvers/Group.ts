@@ -4,6 +4,7 @@ import type { GroupResolvers } from '../../../graphql/resolvers-types.generated.
 import { picture } from '../../media/resolvers/Person.js';
 import { isAdministratorRole, isMemberRole } from '../../members/member-row.js';
 import type { GroupParent } from '../group-parent.js';
+import { selects } from './selects.js';
 import { groupViewer } from './viewer-role.js';
 
 /** The paginated collections that later modules fill: an empty page until they land (issue 14 §4–§8). */
@@ -53,9 +54,9 @@ export const Group: GroupResolvers = {
       limit: args.limit ?? 10,
     });
   },
-  /** Behaviour 23: anonymous callers are refused; members and instance moderators get the list, others the count. */
-  members: async (group, { name, roles, page, limit }, ctx) => {
-    await requireSignedIn(ctx, 'member');
+  /** Behaviour 23: anonymous callers get the count, and are refused the elements; members and instance moderators get the list, others the count. */
+  members: async (group, { name, roles, page, limit }, ctx, info) => {
+    if (selects(info, 'elements')) await requireSignedIn(ctx, 'member');
     const caller = await groupViewer(ctx, group.id);
     if (!isMemberRole(caller.role) && !caller.instanceModerator) {
       return { elements: [], total: (await details(group, ctx)).membersCount };
