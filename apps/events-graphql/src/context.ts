@@ -38,6 +38,7 @@ import { MemberMails } from './modules/members/member-mails.js';
 import { MemberService } from './modules/members/member.service.js';
 import { GroupRoles } from './modules/members/group-roles.js';
 import { FollowService } from './modules/followers/follow.service.js';
+import { contributeGroupStatistics } from './modules/groups/group-statistics.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -347,6 +348,7 @@ function defaultStatistics(config: EventsConfig, sequelize: Sequelize, logger: L
     );
     return row?.count ?? 0;
   });
+  contributeGroupStatistics(statistics, sequelize);
   // The reference counts the listed comments under events, tombstones included.
   for (const [key, where] of [
     ['numberOfComments', ''],

@@ -540,6 +540,24 @@ describe('groups (issue 14 §1)', () => {
     });
   });
 
+  it('counts the groups in the instance statistics', async () => {
+    const fresh = await server.sibling({ STATISTICS_CACHE_SECONDS: '0', TRUST_PROXY: 'true' });
+    const count = async () =>
+      ok<{ numberOfGroups: number; numberOfLocalGroups: number }>(
+        await gql(fresh, `{ statistics { numberOfGroups numberOfLocalGroups } }`),
+        'statistics',
+      );
+    const before = await count();
+    const lee = await withProfile();
+    await createGroup(lee, { preferredUsername: 'counted' });
+    expect(await count()).to.deep.equal({
+      numberOfGroups: before.numberOfGroups + 1,
+      numberOfLocalGroups: before.numberOfLocalGroups + 1,
+    });
+    expect(before.numberOfLocalGroups).to.be.above(0);
+    await fresh.stop();
+  });
+
   it('is a Group actor: found by WebFinger, with an actor document naming its collections (§5)', async () => {
     const kim = await withProfile();
     await createGroup(kim, {
