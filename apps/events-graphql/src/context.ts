@@ -37,6 +37,7 @@ import { GroupService } from './modules/groups/group.service.js';
 import { MemberMails } from './modules/members/member-mails.js';
 import { MemberService } from './modules/members/member.service.js';
 import { GroupRoles } from './modules/members/group-roles.js';
+import { isOnlyAdministratorSomewhere } from './modules/members/member-roles.js';
 import { FollowService } from './modules/followers/follow.service.js';
 import { contributeGroupStatistics } from './modules/groups/group-statistics.js';
 import { appVersion } from './version.js';
@@ -166,7 +167,14 @@ export const AppContext = {
     infrastructure.onClose(async () => federation.close());
     const persons =
       overrides.persons ??
-      new PersonService({ sequelize, actors, accounts: store, domain: config.http.domain });
+      new PersonService({
+        sequelize,
+        actors,
+        accounts: store,
+        domain: config.http.domain,
+        onlyGroupAdministrator: (actorId, transaction) =>
+          isOnlyAdministratorSomewhere(sequelize, actorId, transaction),
+      });
     const media = overrides.media ?? defaultMedia(config, sequelize, actors, logger);
     const remoteMedia =
       overrides.remoteMedia ??

@@ -326,6 +326,30 @@ describe('members (issue 14 §2)', () => {
     }
   });
 
+  it('refuses to delete a profile that is the only administrator of a group (behaviour 29)', async () => {
+    const owner = await withProfile();
+    const spare = ok<{ id: string }>(
+      await call(owner, CREATE_PERSON, { preferredUsername: `${owner.username}_spare` }),
+      'createPerson',
+    );
+    const held = await group(owner, 'OPEN');
+    const DELETE_PERSON = `mutation($id: ID!) { deletePerson(id: $id) { id } }`;
+    expect(firstError(await call(owner, DELETE_PERSON, { id: owner.profileId })).message).to.equal(
+      'Cannot remove the last administrator of a group',
+    );
+    // With another administrator, the profile may go (and its membership with it).
+    const other = await withProfile();
+    const joined = ok<{ id: string }>(await call(other, JOIN, { g: held.id }), 'joinGroup');
+    ok(await call(owner, UPDATE, { m: joined.id, role: 'ADMINISTRATOR' }), 'updateMember');
+    expect(ok(await call(owner, DELETE_PERSON, { id: owner.profileId }), 'deletePerson')).to.deep.equal({
+      id: owner.profileId,
+    });
+    expect(
+      ok<{ membersCount: number }>(await call(other, MEMBERS, { name: held.name }), 'group').membersCount,
+    ).to.equal(1);
+    expect(spare.id).to.be.a('string');
+  });
+
   it('removes members for moderators; exclude keeps them out (behaviour 22)', async () => {
     const owner = await withProfile();
     const crew = await group(owner, 'OPEN');
