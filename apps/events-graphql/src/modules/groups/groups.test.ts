@@ -12,6 +12,7 @@ import {
   type GraphQLResponse,
 } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
+import { GROUP_DOCUMENTS } from './web-client-group-documents.js';
 
 const firstError = (response: GraphQLResponse) =>
   firstErrorFields(response, 'message', 'code', 'status_code', 'field');
@@ -538,6 +539,63 @@ describe('groups (issue 14 §1)', () => {
       membersCount: 1,
       posts: { total: 0 },
     });
+  });
+
+  it("lists each group's own events in the moderators' list, in one query for all groups (ListGroups)", async () => {
+    const owner = await withProfile();
+    const names = ['batch_one', 'batch_two', 'batch_three'];
+    for (const [index, name] of names.entries()) {
+      const created = await createGroup(owner, { preferredUsername: name });
+      for (let n = 0; n <= index; n += 1) {
+        ok(
+          await gql(server, CREATE_EVENT, {
+            token: owner.token,
+            variables: {
+              organizerActorId: owner.profileId,
+              attributedToId: created.id,
+              title: `${name} ${n}`,
+              beginsOn: inDays(10 + n),
+            },
+          }),
+          'createEvent',
+        );
+      }
+    }
+    const moderator = await withProfile('MODERATOR');
+    const reads: string[] = [];
+    server.ctx.sequelize.addHook('afterQuery', 'group-events', (_options, query) => {
+      const sql = String((query as { sql?: string }).sql ?? '');
+      if (sql.includes('row_number() OVER (PARTITION BY e.attributed_to_id')) reads.push(sql);
+    });
+    let listed: {
+      elements: Array<{
+        preferredUsername: string;
+        organizedEvents: { total: number; elements: Array<{ title: string }> };
+      }>;
+    };
+    try {
+      listed = ok(
+        await gql(server, GROUP_DOCUMENTS.ListGroups, {
+          token: moderator.token,
+          variables: { preferredUsername: 'batch_' },
+        }),
+        'groups',
+      );
+    } finally {
+      server.ctx.sequelize.removeHook('afterQuery', 'group-events');
+    }
+    const byName = Object.fromEntries(
+      listed.elements.map(({ preferredUsername, organizedEvents: { total, elements } }) => [
+        preferredUsername,
+        { total, titles: elements.map((event) => event.title) },
+      ]),
+    );
+    expect(byName).to.deep.equal({
+      batch_one: { total: 1, titles: ['batch_one 0'] },
+      batch_two: { total: 2, titles: ['batch_two 0', 'batch_two 1'] },
+      batch_three: { total: 3, titles: ['batch_three 0', 'batch_three 1', 'batch_three 2'] },
+    });
+    expect(reads).to.have.lengthOf(1);
   });
 
   it('counts the groups in the instance statistics', async () => {

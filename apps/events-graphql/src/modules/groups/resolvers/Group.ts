@@ -43,7 +43,7 @@ export const Group: GroupResolvers = {
   /** Public events for anyone; every published one for members and instance moderators. */
   organizedEvents: async (group, args, ctx) => {
     const caller = await groupViewer(ctx, group.id);
-    return ctx.loaders.groups.view.events({
+    return ctx.loaders.groups.events.load({
       groupId: group.id,
       scope: isMemberRole(caller.role) || caller.instanceModerator ? 'members' : 'public',
       after: args.afterDatetime ?? null,
