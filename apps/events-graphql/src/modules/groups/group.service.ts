@@ -223,14 +223,17 @@ export class GroupService {
   }
 
   /** A group by id; suspended ones only when `withSuspended` (instance moderators). */
-  async byId(id: string, withSuspended: boolean, message: string = GROUP_MESSAGES.notFound): Promise<Actor> {
+  async byId(id: string, withSuspended: boolean): Promise<Actor> {
     const group = isRowId(id) ? await this.options.actors.findById(id) : null;
-    if (!group || group.type !== 'Group' || (group.suspended && !withSuspended)) {
-      throw new NotFound(message, {
-        code: message === GROUP_MESSAGES.notFound ? 'group_not_found' : 'unknown_error',
-      });
-    }
+    if (!group || group.type !== 'Group' || (group.suspended && !withSuspended)) throw groupNotFound();
     return group;
+  }
+
+  /** `getGroup`: any group by id, suspended ones included, with the reference's own text when none. */
+  async forModerators(id: string): Promise<Actor> {
+    return this.byId(id, true).catch(() => {
+      throw new NotFound(`Group with ID ${id} not found`, REFUSAL);
+    });
   }
 
   /** A group's details row (any group, local or remote). */

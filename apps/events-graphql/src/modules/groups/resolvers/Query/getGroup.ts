@@ -4,5 +4,5 @@ import { requireRole } from '../../../users/guards.js';
 /** Instance moderators: any group by id, suspended ones included. */
 export const getGroup: RootQueryTypeResolvers['getGroup'] = async (_parent, { id }, ctx) => {
   await requireRole(ctx, 'MODERATOR');
-  return ctx.app.groups.byId(id, true, `Group with ID ${id} not found`);
+  return ctx.app.groups.forModerators(id);
 };
