@@ -38,6 +38,13 @@ import { ParticipationService } from './modules/participations/participation.ser
 import { AnnouncementMails } from './modules/announcements/announcement-mails.js';
 import { exportJobs } from './modules/exports/exports.jobs.js';
 import { ParticipantExportService } from './modules/exports/participant-export.service.js';
+import { GroupService } from './modules/groups/group.service.js';
+import { MemberMails } from './modules/members/member-mails.js';
+import { MemberService } from './modules/members/member.service.js';
+import { GroupRoles } from './modules/members/group-roles.js';
+import { isOnlyAdministratorSomewhere } from './modules/members/member-roles.js';
+import { FollowService } from './modules/followers/follow.service.js';
+import { contributeGroupStatistics } from './modules/groups/group-statistics.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -86,6 +93,14 @@ export interface AppServices {
   announcements: AnnouncementMails;
   /** The moderation log (`action_logs`). */
   actionLogs: ActionLogStore;
+  /** Groups: the Group actors with their visibility, openness and address. */
+  groups: GroupService;
+  /** Members of groups: joins, invitations, approvals, roles. */
+  members: MemberService;
+  /** The e-mails of memberships (invitations, approvals, requests and their digests). */
+  memberMails: MemberMails;
+  /** Profiles following groups (the one actor model's follows). */
+  groupFollows: FollowService;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -166,7 +181,14 @@ export const AppContext = {
     infrastructure.onClose(async () => federation.close());
     const persons =
       overrides.persons ??
-      new PersonService({ sequelize, actors, accounts: store, domain: config.http.domain });
+      new PersonService({
+        sequelize,
+        actors,
+        accounts: store,
+        domain: config.http.domain,
+        onlyGroupAdministrator: (actorId, transaction) =>
+          isOnlyAdministratorSomewhere(sequelize, actorId, transaction),
+      });
     const media = overrides.media ?? defaultMedia(config, sequelize, actors, logger);
     const remoteMedia =
       overrides.remoteMedia ??
@@ -231,6 +253,36 @@ export const AppContext = {
         instanceName: () => instanceConfig.settings().instanceName,
         logger: logger.child({ component: 'announcements' }),
       });
+    const groups =
+      overrides.groups ??
+      new GroupService({
+        sequelize,
+        actors,
+        domain: config.http.domain,
+        publicUrl: config.http.publicUrl,
+        onlyAdminCanCreateGroups: () => config.instance.restrictions.onlyAdminCanCreateGroups,
+      });
+    const memberMails =
+      overrides.memberMails ??
+      new MemberMails({
+        sequelize,
+        mailer,
+        queue,
+        publicUrl: config.http.publicUrl,
+        instanceName: () => instanceConfig.settings().instanceName,
+        logger,
+      });
+    const members =
+      overrides.members ??
+      new MemberService({
+        sequelize,
+        actors,
+        pubsub,
+        logger,
+        mails: memberMails,
+        publicUrl: config.http.publicUrl,
+        domain: config.http.domain,
+      });
     const services: AppServices = {
       logger,
       sequelize,
@@ -269,6 +321,8 @@ export const AppContext = {
           },
           afterPublish: (event) => eventFederation.eventPublished(event),
           beforeDelete: (event) => eventFederation.eventDeleting(event),
+          groups: new GroupRoles(sequelize),
+          onlyGroupsCanCreateEvents: () => config.instance.restrictions.onlyGroupsCanCreateEvents,
         }),
       participations,
       anonymousActor,
@@ -285,6 +339,10 @@ export const AppContext = {
       participantExports,
       announcements,
       actionLogs,
+      groups,
+      members,
+      memberMails,
+      groupFollows: overrides.groupFollows ?? new FollowService({ sequelize, actors, federation }),
       media,
       remoteMedia,
       jobs,
@@ -383,6 +441,7 @@ function defaultStatistics(config: EventsConfig, sequelize: Sequelize, logger: L
     );
     return row?.count ?? 0;
   });
+  contributeGroupStatistics(statistics, sequelize);
   // The reference counts the listed comments under events, tombstones included.
   for (const [key, where] of [
     ['numberOfComments', ''],

@@ -1,6 +1,7 @@
 import type { ServiceInfrastructure } from '@agora/db';
 import { Federation, type ActorStore } from '@agora/federation';
 import type { EventsConfig } from '../config/config.js';
+import { eventsActorDocuments } from '../modules/groups/group.federation.js';
 import { appVersion } from '../version.js';
 
 /** The reference's instance actor: the Application `relay` at `/relay`, which follows other instances. */
@@ -31,7 +32,7 @@ export function eventsFederation(
         endpoints: {},
       },
     },
-    documents: { flavour: 'events' },
+    documents: eventsActorDocuments(infrastructure.sequelize),
     webfinger: { subscribeTemplate: `${publicUrl}/interact?uri={uri}` },
   });
 }

@@ -3,6 +3,9 @@ import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
 import { createCommentLoaders, type CommentLoaders } from '../modules/comments/comment.loaders.js';
 import { createEventLoaders, type EventLoaders } from '../modules/events/event.loaders.js';
+import { createFollowerLoaders, type FollowerLoaders } from '../modules/followers/follower.loaders.js';
+import { createGroupLoaders, type GroupLoaders } from '../modules/groups/group.loaders.js';
+import { createMemberLoaders, type MemberLoaders } from '../modules/members/member.loaders.js';
 import { createMediaLoaders, type MediaLoaders } from '../modules/media/media.loaders.js';
 import {
   createParticipationLoaders,
@@ -45,6 +48,9 @@ export class RequestLoaders {
   private eventLoaders: EventLoaders | undefined;
   private participationLoaders: ParticipationLoaders | undefined;
   private commentLoaders: CommentLoaders | undefined;
+  private groupLoaders: GroupLoaders | undefined;
+  private memberLoaders: MemberLoaders | undefined;
+  private followerLoaders: FollowerLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -76,6 +82,21 @@ export class RequestLoaders {
   get comments(): CommentLoaders {
     this.commentLoaders ??= createCommentLoaders(this.app);
     return this.commentLoaders;
+  }
+
+  get groups(): GroupLoaders {
+    this.groupLoaders ??= createGroupLoaders(this.app);
+    return this.groupLoaders;
+  }
+
+  get members(): MemberLoaders {
+    this.memberLoaders ??= createMemberLoaders(this.app);
+    return this.memberLoaders;
+  }
+
+  get followers(): FollowerLoaders {
+    this.followerLoaders ??= createFollowerLoaders(this.app);
+    return this.followerLoaders;
   }
 }
 

@@ -7,7 +7,10 @@ import type { PersonParent } from '../modules/persons/person-parent.js';
 import type { CommentRow } from '../modules/comments/comment-row.js';
 import type { InstanceConfig } from '../modules/config/config.service.js';
 import type { FeedTokenRecord } from '../modules/users/feed-token.service.js';
+import type { FollowedGroupEventRow, FollowerRow } from '../modules/followers/follower-row.js';
+import type { GroupParent } from '../modules/groups/group-parent.js';
 import type { MediaParent } from '../modules/media/media-parent.js';
+import type { MemberRow } from '../modules/members/member-row.js';
 import type { ParticipantRow } from '../modules/participations/participant-row.js';
 import type { UserParent, UserSettingsParent } from '../modules/users/user-parent.js';
 import type { GraphQLContext } from './context.js';
@@ -29,6 +32,8 @@ export type Scalars = {
   Float: { input: number; output: number; }
   /** A date and time in UTC, ISO 8601 (e.g. `2026-11-22T10:00:00Z`). */
   DateTime: { input: any; output: any; }
+  /** A date and time without a time zone (UTC), as `2026-11-27T12:50:00` */
+  NaiveDateTime: { input: any; output: any; }
   /** A WGS 84 point as two floats separated by a semicolon: longitude;latitude. */
   Point: { input: string; output: string; }
   /** An IANA time zone identifier, such as `Europe/Paris`. */
@@ -44,9 +49,35 @@ export type ActionLogObject = {
   id: Maybe<Scalars['ID']['output']>;
 };
 
+/** An entry of a group's activity stream (it lands with issue 14 §8) */
+export type Activity = {
+  __typename?: 'Activity';
+  author: Maybe<Actor>;
+  group: Maybe<Group>;
+  id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['DateTime']['output']>;
+  message: Maybe<Scalars['String']['output']>;
+  messageParams: Maybe<Array<Maybe<ActivityParamItem>>>;
+  object: Maybe<ActivityObject>;
+  priority: Maybe<Scalars['Int']['output']>;
+  subject: Maybe<Scalars['String']['output']>;
+  subjectParams: Maybe<Array<Maybe<ActivityParamItem>>>;
+  type: Maybe<ActivityType>;
+};
+
+export type ActivityAuthor =
+  | 'BY'
+  | 'SELF';
+
 /** Something that happens in a stream of activities. */
 export type ActivityObject = {
   id: Maybe<Scalars['ID']['output']>;
+};
+
+export type ActivityParamItem = {
+  __typename?: 'ActivityParamItem';
+  key: Maybe<Scalars['String']['output']>;
+  value: Maybe<Scalars['String']['output']>;
 };
 
 /** Whether the user is told about one kind of activity (key) through one channel (method) */
@@ -57,6 +88,14 @@ export type ActivitySetting = {
   method: Maybe<Scalars['String']['output']>;
   user: Maybe<User>;
 };
+
+export type ActivityType =
+  | 'DISCUSSION'
+  | 'EVENT'
+  | 'GROUP'
+  | 'MEMBER'
+  | 'POST'
+  | 'RESOURCE';
 
 /** Anyone or anything that acts on this instance or another: a person, a group, an application. */
 export type Actor = {
@@ -364,6 +403,27 @@ export type DeletedParticipant = {
   id: Maybe<Scalars['ID']['output']>;
 };
 
+/** A discussion among a group's members (discussions land with issue 14 §5) */
+export type Discussion = ActivityObject & {
+  __typename?: 'Discussion';
+  actor: Maybe<Actor>;
+  comments: Maybe<PaginatedCommentList>;
+  creator: Maybe<Person>;
+  id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['DateTime']['output']>;
+  lastComment: Maybe<Comment>;
+  slug: Maybe<Scalars['String']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+  updatedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
+
+/** A discussion among a group's members (discussions land with issue 14 §5) */
+export type DiscussionCommentsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
 /** An event organized by a profile. */
 export type Event = ActionLogObject & ActivityObject & Interactable & {
   __typename?: 'Event';
@@ -601,6 +661,29 @@ export type FeedToken = {
   user: Maybe<User>;
 };
 
+/** An event of a group one of the user's profiles follows */
+export type FollowedGroupEvent = {
+  __typename?: 'FollowedGroupEvent';
+  event: Maybe<Event>;
+  group: Maybe<Group>;
+  profile: Maybe<Person>;
+  user: Maybe<User>;
+};
+
+/** A profile following a group (or another actor) */
+export type Follower = {
+  __typename?: 'Follower';
+  actor: Maybe<Actor>;
+  /** Whether the followed actor accepted (groups that approve followers by hand) */
+  approved: Maybe<Scalars['Boolean']['output']>;
+  id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['DateTime']['output']>;
+  /** Whether the follower is told of the group's new events */
+  notify: Maybe<Scalars['Boolean']['output']>;
+  targetActor: Maybe<Actor>;
+  updatedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
 export type Geocoding = {
   __typename?: 'Geocoding';
   autocomplete: Maybe<Scalars['Boolean']['output']>;
@@ -612,6 +695,129 @@ export type GlobalSearchSettings = {
   isDefault: Maybe<Scalars['Boolean']['output']>;
   isEnabled: Maybe<Scalars['Boolean']['output']>;
 };
+
+/** A group of profiles organizing together: an actor with members, followers and events. */
+export type Group = ActionLogObject & ActivityObject & Actor & Interactable & {
+  __typename?: 'Group';
+  /** The group's activity stream (members; empty until the activity stream lands) */
+  activity: Maybe<PaginatedActivityList>;
+  /** The profile picture */
+  avatar: Maybe<Media>;
+  /** The header picture */
+  banner: Maybe<Media>;
+  /** The group's discussions (members; empty until discussions land) */
+  discussions: Maybe<PaginatedDiscussionList>;
+  /** Null for groups of this instance */
+  domain: Maybe<Scalars['String']['output']>;
+  /** The group's followers: the count for anyone, the list for its moderators */
+  followers: Maybe<PaginatedFollowerList>;
+  followersCount: Maybe<Scalars['Int']['output']>;
+  followingCount: Maybe<Scalars['Int']['output']>;
+  id: Maybe<Scalars['ID']['output']>;
+  local: Maybe<Scalars['Boolean']['output']>;
+  manuallyApprovesFollowers: Maybe<Scalars['Boolean']['output']>;
+  /** Total size of the group's media (its administrators and instance moderators) */
+  mediaSize: Maybe<Scalars['Int']['output']>;
+  /** The group's members: the count for anyone, the list for its members; roles is comma-separated */
+  members: Maybe<PaginatedMemberList>;
+  /** Members, moderators and administrators (not requests, invitations nor rejections) */
+  membersCount: Maybe<Scalars['Int']['output']>;
+  /** The display name */
+  name: Maybe<Scalars['String']['output']>;
+  openness: Maybe<Openness>;
+  /** Events attributed to the group: public ones for anyone, all published ones for its members */
+  organizedEvents: Maybe<PaginatedEventList>;
+  physicalAddress: Maybe<Address>;
+  /** The group's posts (empty until posts land) */
+  posts: Maybe<PaginatedPostList>;
+  preferredUsername: Maybe<Scalars['String']['output']>;
+  /** The group's shared resources (members; empty until resources land) */
+  resources: Maybe<PaginatedResourceList>;
+  /** HTML */
+  summary: Maybe<Scalars['String']['output']>;
+  suspended: Maybe<Scalars['Boolean']['output']>;
+  /** The group's todo lists (members; empty until todos land) */
+  todoLists: Maybe<PaginatedTodoListList>;
+  type: Maybe<ActorType>;
+  types: Maybe<GroupType>;
+  url: Maybe<Scalars['String']['output']>;
+  visibility: Maybe<GroupVisibility>;
+};
+
+
+/** A group of profiles organizing together: an actor with members, followers and events. */
+export type GroupActivityArgs = {
+  author?: InputMaybe<ActivityAuthor>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+  type?: InputMaybe<ActivityType>;
+};
+
+
+/** A group of profiles organizing together: an actor with members, followers and events. */
+export type GroupDiscussionsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A group of profiles organizing together: an actor with members, followers and events. */
+export type GroupFollowersArgs = {
+  approved?: InputMaybe<Scalars['Boolean']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A group of profiles organizing together: an actor with members, followers and events. */
+export type GroupMembersArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+  roles?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A group of profiles organizing together: an actor with members, followers and events. */
+export type GroupOrganizedEventsArgs = {
+  afterDatetime?: InputMaybe<Scalars['DateTime']['input']>;
+  beforeDatetime?: InputMaybe<Scalars['DateTime']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  order?: InputMaybe<EventOrderBy>;
+  orderDirection?: InputMaybe<SortDirection>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A group of profiles organizing together: an actor with members, followers and events. */
+export type GroupPostsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A group of profiles organizing together: an actor with members, followers and events. */
+export type GroupResourcesArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A group of profiles organizing together: an actor with members, followers and events. */
+export type GroupTodoListsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type GroupType =
+  | 'COMMUNITY'
+  | 'GROUP';
+
+/** Who sees a group: listed and searchable, reachable by its link, or members only */
+export type GroupVisibility =
+  | 'PRIVATE'
+  | 'PUBLIC'
+  | 'UNLISTED';
 
 export type InstanceFeeds = {
   __typename?: 'InstanceFeeds';
@@ -713,6 +919,30 @@ export type MediaMetadata = {
   width: Maybe<Scalars['Int']['output']>;
 };
 
+/** A profile's membership of a group */
+export type Member = ActivityObject & {
+  __typename?: 'Member';
+  actor: Maybe<Person>;
+  id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['NaiveDateTime']['output']>;
+  /** Who invited the profile, for invitations */
+  invitedBy: Maybe<Person>;
+  parent: Maybe<Group>;
+  role: Maybe<MemberRoleEnum>;
+  updatedAt: Maybe<Scalars['NaiveDateTime']['output']>;
+};
+
+/** A profile's role in a group (spec not-shown.md §1; REJECTED: rejected or excluded) */
+export type MemberRoleEnum =
+  | 'ADMINISTRATOR'
+  /** Not to be given: the reference keeps it for groups' creators */
+  | 'CREATOR'
+  | 'INVITED'
+  | 'MEMBER'
+  | 'MODERATOR'
+  | 'NOT_APPROVED'
+  | 'REJECTED';
+
 /** When to be told about pending requests. */
 export type NotificationPendingEnum =
   | 'DIRECT'
@@ -727,9 +957,27 @@ export type OauthProvider = {
   label: Maybe<Scalars['String']['output']>;
 };
 
+/** How a profile becomes a member: invited only, approved by a moderator, or at once */
+export type Openness =
+  | 'INVITE_ONLY'
+  | 'MODERATED'
+  | 'OPEN';
+
+export type PaginatedActivityList = {
+  __typename?: 'PaginatedActivityList';
+  elements: Maybe<Array<Maybe<Activity>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
 export type PaginatedCommentList = {
   __typename?: 'PaginatedCommentList';
   elements: Maybe<Array<Maybe<Comment>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
+export type PaginatedDiscussionList = {
+  __typename?: 'PaginatedDiscussionList';
+  elements: Maybe<Array<Maybe<Discussion>>>;
   total: Maybe<Scalars['Int']['output']>;
 };
 
@@ -739,9 +987,33 @@ export type PaginatedEventList = {
   total: Maybe<Scalars['Int']['output']>;
 };
 
+export type PaginatedFollowedGroupEvents = {
+  __typename?: 'PaginatedFollowedGroupEvents';
+  elements: Maybe<Array<Maybe<FollowedGroupEvent>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
+export type PaginatedFollowerList = {
+  __typename?: 'PaginatedFollowerList';
+  elements: Maybe<Array<Maybe<Follower>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
+export type PaginatedGroupList = {
+  __typename?: 'PaginatedGroupList';
+  elements: Maybe<Array<Maybe<Group>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
 export type PaginatedMediaList = {
   __typename?: 'PaginatedMediaList';
   elements: Maybe<Array<Maybe<Media>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
+export type PaginatedMemberList = {
+  __typename?: 'PaginatedMemberList';
+  elements: Maybe<Array<Maybe<Member>>>;
   total: Maybe<Scalars['Int']['output']>;
 };
 
@@ -754,6 +1026,30 @@ export type PaginatedParticipantList = {
 export type PaginatedPersonList = {
   __typename?: 'PaginatedPersonList';
   elements: Maybe<Array<Maybe<Person>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
+export type PaginatedPostList = {
+  __typename?: 'PaginatedPostList';
+  elements: Maybe<Array<Maybe<Post>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
+export type PaginatedResourceList = {
+  __typename?: 'PaginatedResourceList';
+  elements: Maybe<Array<Maybe<Resource>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
+export type PaginatedTodoList = {
+  __typename?: 'PaginatedTodoList';
+  elements: Maybe<Array<Maybe<Todo>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
+export type PaginatedTodoListList = {
+  __typename?: 'PaginatedTodoListList';
+  elements: Maybe<Array<Maybe<TodoList>>>;
   total: Maybe<Scalars['Int']['output']>;
 };
 
@@ -813,11 +1109,17 @@ export type Person = ActionLogObject & Actor & {
   feedTokens: Maybe<Array<Maybe<FeedToken>>>;
   followersCount: Maybe<Scalars['Int']['output']>;
   followingCount: Maybe<Scalars['Int']['output']>;
+  /** The groups the profile follows, one by username when named (its owner or an instance moderator) */
+  follows: Maybe<PaginatedFollowerList>;
   id: Maybe<Scalars['ID']['output']>;
   local: Maybe<Scalars['Boolean']['output']>;
   manuallyApprovesFollowers: Maybe<Scalars['Boolean']['output']>;
   /** Bytes of the profile's uploaded media (its owner or an instance moderator) */
   mediaSize: Maybe<Scalars['Int']['output']>;
+  /** The profile's memberships (its owner or an instance moderator) */
+  memberOf: Maybe<Array<Maybe<Member>>>;
+  /** The profile's memberships, one group by username or id (its owner or an instance moderator) */
+  memberships: Maybe<PaginatedMemberList>;
   /** The display name */
   name: Maybe<Scalars['String']['output']>;
   /** The profile's published events, soonest first (its owner or an instance moderator) */
@@ -834,6 +1136,23 @@ export type Person = ActionLogObject & Actor & {
   url: Maybe<Scalars['String']['output']>;
   /** The owning account (its owner or an instance moderator; null for anyone else) */
   user: Maybe<User>;
+};
+
+
+/** A profile (identity) of a user; a user may have several and acts as its default one. */
+export type PersonFollowsArgs = {
+  group?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A profile (identity) of a user; a user may have several and acts as its default one. */
+export type PersonMembershipsArgs = {
+  group?: InputMaybe<Scalars['String']['input']>;
+  groupId?: InputMaybe<Scalars['ID']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -871,6 +1190,31 @@ export type PictureInfoElement = {
   url: Maybe<Scalars['String']['output']>;
 };
 
+/** A post of a group (posts land with issue 14 §4) */
+export type Post = ActivityObject & {
+  __typename?: 'Post';
+  attributedTo: Maybe<Actor>;
+  author: Maybe<Actor>;
+  body: Maybe<Scalars['String']['output']>;
+  draft: Maybe<Scalars['Boolean']['output']>;
+  id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['DateTime']['output']>;
+  language: Maybe<Scalars['String']['output']>;
+  picture: Maybe<Media>;
+  publishAt: Maybe<Scalars['DateTime']['output']>;
+  slug: Maybe<Scalars['String']['output']>;
+  tags: Maybe<Array<Maybe<Tag>>>;
+  title: Maybe<Scalars['String']['output']>;
+  updatedAt: Maybe<Scalars['DateTime']['output']>;
+  url: Maybe<Scalars['String']['output']>;
+  visibility: Maybe<PostVisibility>;
+};
+
+export type PostVisibility =
+  | 'PRIVATE'
+  | 'PUBLIC'
+  | 'UNLISTED';
+
 export type Privacy = {
   __typename?: 'Privacy';
   bodyHtml: Maybe<Scalars['String']['output']>;
@@ -882,6 +1226,50 @@ export type RefreshedToken = {
   __typename?: 'RefreshedToken';
   accessToken: Scalars['String']['output'];
   refreshToken: Scalars['String']['output'];
+};
+
+/** A folder or link shared in a group (resources land with issue 14 §6) */
+export type Resource = ActivityObject & {
+  __typename?: 'Resource';
+  actor: Maybe<Actor>;
+  children: Maybe<PaginatedResourceList>;
+  creator: Maybe<Actor>;
+  id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['NaiveDateTime']['output']>;
+  metadata: Maybe<ResourceMetadata>;
+  parent: Maybe<Resource>;
+  path: Maybe<Scalars['String']['output']>;
+  publishedAt: Maybe<Scalars['NaiveDateTime']['output']>;
+  resourceUrl: Maybe<Scalars['String']['output']>;
+  summary: Maybe<Scalars['String']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+  type: Maybe<Scalars['String']['output']>;
+  updatedAt: Maybe<Scalars['NaiveDateTime']['output']>;
+  url: Maybe<Scalars['String']['output']>;
+};
+
+
+/** A folder or link shared in a group (resources land with issue 14 §6) */
+export type ResourceChildrenArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** What a link resource's page tells of itself */
+export type ResourceMetadata = {
+  __typename?: 'ResourceMetadata';
+  authorName: Maybe<Scalars['String']['output']>;
+  authorUrl: Maybe<Scalars['String']['output']>;
+  description: Maybe<Scalars['String']['output']>;
+  faviconUrl: Maybe<Scalars['String']['output']>;
+  height: Maybe<Scalars['Int']['output']>;
+  html: Maybe<Scalars['String']['output']>;
+  imageRemoteUrl: Maybe<Scalars['String']['output']>;
+  providerName: Maybe<Scalars['String']['output']>;
+  providerUrl: Maybe<Scalars['String']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+  type: Maybe<Scalars['String']['output']>;
+  width: Maybe<Scalars['Int']['output']>;
 };
 
 export type ResourceProvider = {
@@ -899,8 +1287,12 @@ export type Restrictions = {
 
 export type RootMutationType = {
   __typename?: 'RootMutationType';
+  /** The invited profile accepts */
+  acceptInvitation: Maybe<Member>;
   /** Change a user's email, role or confirmation (administrators) */
   adminUpdateUser: Maybe<User>;
+  /** A moderator approves a membership request */
+  approveMember: Maybe<Member>;
   /** Switch the profile the signed-in user acts as by default */
   changeDefaultActor: Maybe<User>;
   /** Start changing the signed-in user's email: a link is sent to the new address */
@@ -914,6 +1306,8 @@ export type RootMutationType = {
   createEvent: Maybe<Event>;
   /** A private feed token for the signed-in user, or for one of its profiles */
   createFeedToken: Maybe<FeedToken>;
+  /** Creates a group; the caller's default profile becomes its administrator */
+  createGroup: Maybe<Group>;
   /** Add a profile to the signed-in user */
   createPerson: Maybe<Person>;
   /** Register; a confirmation link is sent by email */
@@ -926,6 +1320,8 @@ export type RootMutationType = {
   deleteEvent: Maybe<DeletedObject>;
   /** Delete one of the signed-in user's feed tokens */
   deleteFeedToken: Maybe<DeletedFeedToken>;
+  /** Deletes a group (its administrators) */
+  deleteGroup: Maybe<DeletedObject>;
   /** Delete one of the signed-in user's profiles (never the last one) */
   deletePerson: Maybe<Person>;
   /**
@@ -934,10 +1330,18 @@ export type RootMutationType = {
    * organizer at `/exports/<format in lower case>/<name>` for an hour
    */
   exportEventParticipants: Maybe<Scalars['String']['output']>;
+  /** The caller's default profile follows a group (pending when the group approves followers by hand) */
+  followGroup: Maybe<Follower>;
+  /** A moderator invites a profile (`name` or `name@domain`) */
+  inviteMember: Maybe<Member>;
   /** A profile of the caller, or (anonymously) the instance's anonymous actor with an e-mail, joins an event */
   joinEvent: Maybe<Participant>;
+  /** The caller's default profile asks to join (MODERATED: NOT_APPROVED) or joins (OPEN) a group */
+  joinGroup: Maybe<Member>;
   /** A profile of the caller leaves an event; an anonymous participant gives its cancellation token */
   leaveEvent: Maybe<DeletedParticipant>;
+  /** The caller's default profile leaves a group (never its last administrator) */
+  leaveGroup: Maybe<DeletedObject>;
   login: Maybe<Login>;
   /** Revoke a refresh token */
   logout: Maybe<Scalars['String']['output']>;
@@ -945,19 +1349,35 @@ export type RootMutationType = {
   refreshToken: Maybe<RefreshedToken>;
   /** Create the first profile of a registered account, before or after its confirmation */
   registerPerson: Maybe<Person>;
+  /** The invited profile declines */
+  rejectInvitation: Maybe<Member>;
+  /** A moderator rejects a membership request */
+  rejectMember: Maybe<Member>;
   /** Remove one of the caller's media */
   removeMedia: Maybe<DeletedObject>;
+  /** A moderator removes a member; exclude: the profile is kept as REJECTED and cannot ask again */
+  removeMember: Maybe<Member>;
   resendConfirmationEmail: Maybe<Scalars['String']['output']>;
   resetPassword: Maybe<Login>;
   sendResetPassword: Maybe<Scalars['String']['output']>;
   setUserSettings: Maybe<UserSettings>;
+  /** The caller's default profile stops following a group */
+  unfollowGroup: Maybe<Follower>;
   /** Turn one activity notification of the signed-in user on or off */
   updateActivitySetting: Maybe<ActivitySetting>;
   /** Changes the text of one's own comment */
   updateComment: Maybe<Comment>;
   /** Changes an event; only its organizer may */
   updateEvent: Maybe<Event>;
+  /** A group moderator approves a follower, or refuses (removes) it */
+  updateFollower: Maybe<Follower>;
+  /** Changes a group (its administrators); omitted values stay */
+  updateGroup: Maybe<Group>;
+  /** Whether the caller is told of a followed group's new events */
+  updateGroupFollow: Maybe<Follower>;
   updateLocale: Maybe<User>;
+  /** A moderator changes a member's role */
+  updateMember: Maybe<Member>;
   /** The event's organizer or moderators approve, reject or promote a participant */
   updateParticipation: Maybe<Participant>;
   /** Change one of the signed-in user's profiles */
@@ -971,12 +1391,22 @@ export type RootMutationType = {
 };
 
 
+export type RootMutationTypeAcceptInvitationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type RootMutationTypeAdminUpdateUserArgs = {
   confirmed?: InputMaybe<Scalars['Boolean']['input']>;
   email?: InputMaybe<Scalars['String']['input']>;
   id: Scalars['ID']['input'];
   notify?: InputMaybe<Scalars['Boolean']['input']>;
   role?: InputMaybe<UserRole>;
+};
+
+
+export type RootMutationTypeApproveMemberArgs = {
+  memberId: Scalars['ID']['input'];
 };
 
 
@@ -1042,6 +1472,19 @@ export type RootMutationTypeCreateFeedTokenArgs = {
 };
 
 
+export type RootMutationTypeCreateGroupArgs = {
+  avatar?: InputMaybe<MediaInput>;
+  banner?: InputMaybe<MediaInput>;
+  manuallyApprovesFollowers?: InputMaybe<Scalars['Boolean']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  openness?: InputMaybe<Openness>;
+  physicalAddress?: InputMaybe<AddressInput>;
+  preferredUsername: Scalars['String']['input'];
+  summary?: InputMaybe<Scalars['String']['input']>;
+  visibility?: InputMaybe<GroupVisibility>;
+};
+
+
 export type RootMutationTypeCreatePersonArgs = {
   avatar?: InputMaybe<MediaInput>;
   banner?: InputMaybe<MediaInput>;
@@ -1079,6 +1522,11 @@ export type RootMutationTypeDeleteFeedTokenArgs = {
 };
 
 
+export type RootMutationTypeDeleteGroupArgs = {
+  groupId: Scalars['ID']['input'];
+};
+
+
 export type RootMutationTypeDeletePersonArgs = {
   id: Scalars['ID']['input'];
 };
@@ -1088,6 +1536,18 @@ export type RootMutationTypeExportEventParticipantsArgs = {
   eventId: Scalars['ID']['input'];
   format?: InputMaybe<ExportFormatEnum>;
   roles?: InputMaybe<Array<InputMaybe<ParticipantRoleEnum>>>;
+};
+
+
+export type RootMutationTypeFollowGroupArgs = {
+  groupId: Scalars['ID']['input'];
+  notify?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type RootMutationTypeInviteMemberArgs = {
+  groupId: Scalars['ID']['input'];
+  targetActorUsername: Scalars['String']['input'];
 };
 
 
@@ -1101,10 +1561,20 @@ export type RootMutationTypeJoinEventArgs = {
 };
 
 
+export type RootMutationTypeJoinGroupArgs = {
+  groupId: Scalars['ID']['input'];
+};
+
+
 export type RootMutationTypeLeaveEventArgs = {
   actorId: Scalars['ID']['input'];
   eventId: Scalars['ID']['input'];
   token?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeLeaveGroupArgs = {
+  groupId: Scalars['ID']['input'];
 };
 
 
@@ -1134,8 +1604,24 @@ export type RootMutationTypeRegisterPersonArgs = {
 };
 
 
+export type RootMutationTypeRejectInvitationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type RootMutationTypeRejectMemberArgs = {
+  memberId: Scalars['ID']['input'];
+};
+
+
 export type RootMutationTypeRemoveMediaArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type RootMutationTypeRemoveMemberArgs = {
+  exclude?: InputMaybe<Scalars['Boolean']['input']>;
+  memberId: Scalars['ID']['input'];
 };
 
 
@@ -1167,6 +1653,11 @@ export type RootMutationTypeSetUserSettingsArgs = {
   notificationPendingMembership?: InputMaybe<NotificationPendingEnum>;
   notificationPendingParticipation?: InputMaybe<NotificationPendingEnum>;
   timezone?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeUnfollowGroupArgs = {
+  groupId: Scalars['ID']['input'];
 };
 
 
@@ -1211,8 +1702,39 @@ export type RootMutationTypeUpdateEventArgs = {
 };
 
 
+export type RootMutationTypeUpdateFollowerArgs = {
+  approved: Scalars['Boolean']['input'];
+  id: Scalars['ID']['input'];
+};
+
+
+export type RootMutationTypeUpdateGroupArgs = {
+  avatar?: InputMaybe<MediaInput>;
+  banner?: InputMaybe<MediaInput>;
+  id: Scalars['ID']['input'];
+  manuallyApprovesFollowers?: InputMaybe<Scalars['Boolean']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  openness?: InputMaybe<Openness>;
+  physicalAddress?: InputMaybe<AddressInput>;
+  summary?: InputMaybe<Scalars['String']['input']>;
+  visibility?: InputMaybe<GroupVisibility>;
+};
+
+
+export type RootMutationTypeUpdateGroupFollowArgs = {
+  followId: Scalars['ID']['input'];
+  notify?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
 export type RootMutationTypeUpdateLocaleArgs = {
   locale?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeUpdateMemberArgs = {
+  memberId: Scalars['ID']['input'];
+  role: MemberRoleEnum;
 };
 
 
@@ -1258,6 +1780,14 @@ export type RootQueryType = {
   events: Maybe<PaginatedEventList>;
   /** A local or known remote profile by its username (`name` or `name@domain`) */
   fetchPerson: Maybe<Person>;
+  /** A group by id, for instance moderators */
+  getGroup: Maybe<Group>;
+  /** A local or known remote group by its username (`name` or `name@domain`) */
+  group: Maybe<Group>;
+  /** A group by id, for anyone (suspended ones for instance moderators) */
+  groupById: Maybe<Group>;
+  /** Groups, for instance moderators */
+  groups: Maybe<PaginatedGroupList>;
   /** The signed-in user's profiles */
   identities: Maybe<Array<Maybe<Person>>>;
   /** An event (or a group, once groups land) by its URL: known here, or fetched from its instance and stored */
@@ -1304,6 +1834,32 @@ export type RootQueryTypeEventsArgs = {
 
 export type RootQueryTypeFetchPersonArgs = {
   preferredUsername: Scalars['String']['input'];
+};
+
+
+export type RootQueryTypeGetGroupArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type RootQueryTypeGroupArgs = {
+  preferredUsername: Scalars['String']['input'];
+};
+
+
+export type RootQueryTypeGroupByIdArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type RootQueryTypeGroupsArgs = {
+  domain?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  local?: InputMaybe<Scalars['Boolean']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+  preferredUsername?: InputMaybe<Scalars['String']['input']>;
+  suspended?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -1368,10 +1924,18 @@ export type RootSubscriptionType = {
   __typename?: 'RootSubscriptionType';
   /** The profile, each time one of its participations is accepted or rejected (one of the caller's profiles) */
   eventPersonParticipationChanged: Maybe<Person>;
+  /** The profile, each time its membership of the group is created, approved, accepted or changed (one of the caller's profiles) */
+  groupMembershipChanged: Maybe<Person>;
 };
 
 
 export type RootSubscriptionTypeEventPersonParticipationChangedArgs = {
+  personId: Scalars['ID']['input'];
+};
+
+
+export type RootSubscriptionTypeGroupMembershipChangedArgs = {
+  group: Scalars['String']['input'];
   personId: Scalars['ID']['input'];
 };
 
@@ -1433,6 +1997,34 @@ export type Tiles = {
   endpoint: Maybe<Scalars['String']['output']>;
 };
 
+/** A task of a group's todo list (todos land with issue 14 §7) */
+export type Todo = {
+  __typename?: 'Todo';
+  assignedTo: Maybe<Actor>;
+  creator: Maybe<Actor>;
+  dueDate: Maybe<Scalars['DateTime']['output']>;
+  id: Maybe<Scalars['ID']['output']>;
+  status: Maybe<Scalars['Boolean']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+  todoList: Maybe<TodoList>;
+};
+
+/** A todo list of a group (todos land with issue 14 §7) */
+export type TodoList = {
+  __typename?: 'TodoList';
+  actor: Maybe<Actor>;
+  id: Maybe<Scalars['ID']['output']>;
+  title: Maybe<Scalars['String']['output']>;
+  todos: Maybe<PaginatedTodoList>;
+};
+
+
+/** A todo list of a group (todos land with issue 14 §7) */
+export type TodoListTodosArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
 /** Upload size limits, in bytes */
 export type UploadLimits = {
   __typename?: 'UploadLimits';
@@ -1464,6 +2056,8 @@ export type User = ActionLogObject & {
   email: Scalars['String']['output'];
   /** The user's private feed tokens (the user only) */
   feedTokens: Maybe<Array<Maybe<FeedToken>>>;
+  /** Events to come of the groups the user's profiles follow, soonest first (the user or an instance moderator) */
+  followedGroupEvents: Maybe<PaginatedFollowedGroupEvents>;
   id: Maybe<Scalars['ID']['output']>;
   lastSignInAt: Maybe<Scalars['DateTime']['output']>;
   lastSignInIp: Maybe<Scalars['String']['output']>;
@@ -1472,6 +2066,8 @@ export type User = ActionLogObject & {
   media: Maybe<PaginatedMediaList>;
   /** Bytes of the media uploaded by the user's profiles */
   mediaSize: Maybe<Scalars['Int']['output']>;
+  /** The memberships of all the user's profiles, filtered by group name (the user or an instance moderator) */
+  memberships: Maybe<PaginatedMemberList>;
   /** Participations of all the user's profiles, by the events' start (the user or an instance moderator) */
   participations: Maybe<PaginatedParticipantList>;
   /** Login provider (null: this instance's database) */
@@ -1493,8 +2089,24 @@ export type UserDraftsArgs = {
 
 
 /** A local account: credentials, role and preferences (its profiles come with the actor model). */
+export type UserFollowedGroupEventsArgs = {
+  afterDatetime?: InputMaybe<Scalars['DateTime']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A local account: credentials, role and preferences (its profiles come with the actor model). */
 export type UserMediaArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A local account: credentials, role and preferences (its profiles come with the actor model). */
+export type UserMembershipsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -1613,27 +2225,43 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
   ActionLogObject:
     | ( CommentRow )
     | ( EventRow )
+    | ( GroupParent )
     | ( PersonParent )
     | ( UserParent )
   ;
   ActivityObject:
     | ( CommentRow )
+    | ( Omit<Discussion, 'actor' | 'comments' | 'creator' | 'lastComment'> & { actor?: Maybe<_RefType['Actor']>, comments?: Maybe<_RefType['PaginatedCommentList']>, creator?: Maybe<_RefType['Person']>, lastComment?: Maybe<_RefType['Comment']> } )
     | ( EventRow )
+    | ( GroupParent )
+    | ( MemberRow )
+    | ( Omit<Post, 'attributedTo' | 'author' | 'picture'> & { attributedTo?: Maybe<_RefType['Actor']>, author?: Maybe<_RefType['Actor']>, picture?: Maybe<_RefType['Media']> } )
+    | ( Omit<Resource, 'actor' | 'children' | 'creator' | 'parent'> & { actor?: Maybe<_RefType['Actor']>, children?: Maybe<_RefType['PaginatedResourceList']>, creator?: Maybe<_RefType['Actor']>, parent?: Maybe<_RefType['Resource']> } )
   ;
-  Actor: ( PersonParent );
-  Interactable: ( EventRow );
+  Actor:
+    | ( GroupParent )
+    | ( PersonParent )
+  ;
+  Interactable:
+    | ( EventRow )
+    | ( GroupParent )
+  ;
 };
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   ActionLogObject: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ActionLogObject']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Activity: ResolverTypeWrapper<Omit<Activity, 'author' | 'group' | 'object'> & { author?: Maybe<ResolversTypes['Actor']>, group?: Maybe<ResolversTypes['Group']>, object?: Maybe<ResolversTypes['ActivityObject']> }>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  ActivityAuthor: ActivityAuthor;
   ActivityObject: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ActivityObject']>;
+  ActivityParamItem: ResolverTypeWrapper<ActivityParamItem>;
   ActivitySetting: ResolverTypeWrapper<ActivitySettingRecord>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  ActivityType: ActivityType;
   Actor: ResolverTypeWrapper<PersonParent>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   ActorType: ActorType;
   Address: ResolverTypeWrapper<AddressRow>;
   AddressInput: AddressInput;
@@ -1661,6 +2289,7 @@ export type ResolversTypes = {
   DeletedFeedToken: ResolverTypeWrapper<DeletedFeedToken>;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
   DeletedParticipant: ResolverTypeWrapper<Omit<DeletedParticipant, 'actor' | 'event'> & { actor?: Maybe<ResolversTypes['Actor']>, event?: Maybe<ResolversTypes['Event']> }>;
+  Discussion: ResolverTypeWrapper<Omit<Discussion, 'actor' | 'comments' | 'creator' | 'lastComment'> & { actor?: Maybe<ResolversTypes['Actor']>, comments?: Maybe<ResolversTypes['PaginatedCommentList']>, creator?: Maybe<ResolversTypes['Person']>, lastComment?: Maybe<ResolversTypes['Comment']> }>;
   Event: ResolverTypeWrapper<EventRow>;
   EventCategory: EventCategory;
   EventCategoryOption: ResolverTypeWrapper<EventCategoryOption>;
@@ -1683,8 +2312,13 @@ export type ResolversTypes = {
   ExportFormats: ResolverTypeWrapper<ExportFormats>;
   Features: ResolverTypeWrapper<Features>;
   FeedToken: ResolverTypeWrapper<FeedTokenRecord>;
+  FollowedGroupEvent: ResolverTypeWrapper<FollowedGroupEventRow>;
+  Follower: ResolverTypeWrapper<FollowerRow>;
   Geocoding: ResolverTypeWrapper<Geocoding>;
   GlobalSearchSettings: ResolverTypeWrapper<GlobalSearchSettings>;
+  Group: ResolverTypeWrapper<GroupParent>;
+  GroupType: GroupType;
+  GroupVisibility: GroupVisibility;
   InstanceFeeds: ResolverTypeWrapper<InstanceFeeds>;
   InstancePrivacyType: InstancePrivacyType;
   InstanceTermsType: InstanceTermsType;
@@ -1699,13 +2333,27 @@ export type ResolversTypes = {
   MediaInput: MediaInput;
   MediaInputObject: MediaInputObject;
   MediaMetadata: ResolverTypeWrapper<MediaMetadata>;
+  Member: ResolverTypeWrapper<MemberRow>;
+  MemberRoleEnum: MemberRoleEnum;
+  NaiveDateTime: ResolverTypeWrapper<Scalars['NaiveDateTime']['output']>;
   NotificationPendingEnum: NotificationPendingEnum;
   OauthProvider: ResolverTypeWrapper<OauthProvider>;
+  Openness: Openness;
+  PaginatedActivityList: ResolverTypeWrapper<Omit<PaginatedActivityList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Activity']>>> }>;
   PaginatedCommentList: ResolverTypeWrapper<Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Comment']>>> }>;
+  PaginatedDiscussionList: ResolverTypeWrapper<Omit<PaginatedDiscussionList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Discussion']>>> }>;
   PaginatedEventList: ResolverTypeWrapper<Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Event']>>> }>;
+  PaginatedFollowedGroupEvents: ResolverTypeWrapper<Omit<PaginatedFollowedGroupEvents, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['FollowedGroupEvent']>>> }>;
+  PaginatedFollowerList: ResolverTypeWrapper<Omit<PaginatedFollowerList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Follower']>>> }>;
+  PaginatedGroupList: ResolverTypeWrapper<Omit<PaginatedGroupList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Group']>>> }>;
   PaginatedMediaList: ResolverTypeWrapper<Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Media']>>> }>;
+  PaginatedMemberList: ResolverTypeWrapper<Omit<PaginatedMemberList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Member']>>> }>;
   PaginatedParticipantList: ResolverTypeWrapper<Omit<PaginatedParticipantList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Participant']>>> }>;
   PaginatedPersonList: ResolverTypeWrapper<Omit<PaginatedPersonList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Person']>>> }>;
+  PaginatedPostList: ResolverTypeWrapper<Omit<PaginatedPostList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Post']>>> }>;
+  PaginatedResourceList: ResolverTypeWrapper<Omit<PaginatedResourceList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Resource']>>> }>;
+  PaginatedTodoList: ResolverTypeWrapper<Omit<PaginatedTodoList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Todo']>>> }>;
+  PaginatedTodoListList: ResolverTypeWrapper<Omit<PaginatedTodoListList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['TodoList']>>> }>;
   Participant: ResolverTypeWrapper<ParticipantRow>;
   ParticipantMetadata: ResolverTypeWrapper<ParticipantMetadata>;
   ParticipantRoleEnum: ParticipantRoleEnum;
@@ -1715,8 +2363,12 @@ export type ResolversTypes = {
   PictureInfo: ResolverTypeWrapper<PictureInfo>;
   PictureInfoElement: ResolverTypeWrapper<PictureInfoElement>;
   Point: ResolverTypeWrapper<Scalars['Point']['output']>;
+  Post: ResolverTypeWrapper<Omit<Post, 'attributedTo' | 'author' | 'picture'> & { attributedTo?: Maybe<ResolversTypes['Actor']>, author?: Maybe<ResolversTypes['Actor']>, picture?: Maybe<ResolversTypes['Media']> }>;
+  PostVisibility: PostVisibility;
   Privacy: ResolverTypeWrapper<Privacy>;
   RefreshedToken: ResolverTypeWrapper<RefreshedToken>;
+  Resource: ResolverTypeWrapper<Omit<Resource, 'actor' | 'children' | 'creator' | 'parent'> & { actor?: Maybe<ResolversTypes['Actor']>, children?: Maybe<ResolversTypes['PaginatedResourceList']>, creator?: Maybe<ResolversTypes['Actor']>, parent?: Maybe<ResolversTypes['Resource']> }>;
+  ResourceMetadata: ResolverTypeWrapper<ResourceMetadata>;
   ResourceProvider: ResolverTypeWrapper<ResourceProvider>;
   Restrictions: ResolverTypeWrapper<Restrictions>;
   RootMutationType: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1732,6 +2384,8 @@ export type ResolversTypes = {
   Terms: ResolverTypeWrapper<Terms>;
   Tiles: ResolverTypeWrapper<Tiles>;
   Timezone: ResolverTypeWrapper<Scalars['Timezone']['output']>;
+  Todo: ResolverTypeWrapper<Omit<Todo, 'assignedTo' | 'creator' | 'todoList'> & { assignedTo?: Maybe<ResolversTypes['Actor']>, creator?: Maybe<ResolversTypes['Actor']>, todoList?: Maybe<ResolversTypes['TodoList']> }>;
+  TodoList: ResolverTypeWrapper<Omit<TodoList, 'actor' | 'todos'> & { actor?: Maybe<ResolversTypes['Actor']>, todos?: Maybe<ResolversTypes['PaginatedTodoList']> }>;
   UUID: ResolverTypeWrapper<Scalars['UUID']['output']>;
   Upload: ResolverTypeWrapper<Scalars['Upload']['output']>;
   UploadLimits: ResolverTypeWrapper<UploadLimits>;
@@ -1746,12 +2400,14 @@ export type ResolversTypes = {
 export type ResolversParentTypes = {
   ActionLogObject: ResolversInterfaceTypes<ResolversParentTypes>['ActionLogObject'];
   ID: Scalars['ID']['output'];
+  Activity: Omit<Activity, 'author' | 'group' | 'object'> & { author?: Maybe<ResolversParentTypes['Actor']>, group?: Maybe<ResolversParentTypes['Group']>, object?: Maybe<ResolversParentTypes['ActivityObject']> };
+  String: Scalars['String']['output'];
+  Int: Scalars['Int']['output'];
   ActivityObject: ResolversInterfaceTypes<ResolversParentTypes>['ActivityObject'];
+  ActivityParamItem: ActivityParamItem;
   ActivitySetting: ActivitySettingRecord;
   Boolean: Scalars['Boolean']['output'];
-  String: Scalars['String']['output'];
   Actor: PersonParent;
-  Int: Scalars['Int']['output'];
   Address: AddressRow;
   AddressInput: AddressInput;
   Analytics: Analytics;
@@ -1776,6 +2432,7 @@ export type ResolversParentTypes = {
   DeletedFeedToken: DeletedFeedToken;
   DeletedObject: DeletedObject;
   DeletedParticipant: Omit<DeletedParticipant, 'actor' | 'event'> & { actor?: Maybe<ResolversParentTypes['Actor']>, event?: Maybe<ResolversParentTypes['Event']> };
+  Discussion: Omit<Discussion, 'actor' | 'comments' | 'creator' | 'lastComment'> & { actor?: Maybe<ResolversParentTypes['Actor']>, comments?: Maybe<ResolversParentTypes['PaginatedCommentList']>, creator?: Maybe<ResolversParentTypes['Person']>, lastComment?: Maybe<ResolversParentTypes['Comment']> };
   Event: EventRow;
   EventCategoryOption: EventCategoryOption;
   EventMetadata: EventMetadata;
@@ -1790,8 +2447,11 @@ export type ResolversParentTypes = {
   ExportFormats: ExportFormats;
   Features: Features;
   FeedToken: FeedTokenRecord;
+  FollowedGroupEvent: FollowedGroupEventRow;
+  Follower: FollowerRow;
   Geocoding: Geocoding;
   GlobalSearchSettings: GlobalSearchSettings;
+  Group: GroupParent;
   InstanceFeeds: InstanceFeeds;
   Interactable: ResolversInterfaceTypes<ResolversParentTypes>['Interactable'];
   Language: Language;
@@ -1804,12 +2464,24 @@ export type ResolversParentTypes = {
   MediaInput: MediaInput;
   MediaInputObject: MediaInputObject;
   MediaMetadata: MediaMetadata;
+  Member: MemberRow;
+  NaiveDateTime: Scalars['NaiveDateTime']['output'];
   OauthProvider: OauthProvider;
+  PaginatedActivityList: Omit<PaginatedActivityList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Activity']>>> };
   PaginatedCommentList: Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Comment']>>> };
+  PaginatedDiscussionList: Omit<PaginatedDiscussionList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Discussion']>>> };
   PaginatedEventList: Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Event']>>> };
+  PaginatedFollowedGroupEvents: Omit<PaginatedFollowedGroupEvents, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['FollowedGroupEvent']>>> };
+  PaginatedFollowerList: Omit<PaginatedFollowerList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Follower']>>> };
+  PaginatedGroupList: Omit<PaginatedGroupList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Group']>>> };
   PaginatedMediaList: Omit<PaginatedMediaList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Media']>>> };
+  PaginatedMemberList: Omit<PaginatedMemberList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Member']>>> };
   PaginatedParticipantList: Omit<PaginatedParticipantList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Participant']>>> };
   PaginatedPersonList: Omit<PaginatedPersonList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Person']>>> };
+  PaginatedPostList: Omit<PaginatedPostList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Post']>>> };
+  PaginatedResourceList: Omit<PaginatedResourceList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Resource']>>> };
+  PaginatedTodoList: Omit<PaginatedTodoList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Todo']>>> };
+  PaginatedTodoListList: Omit<PaginatedTodoListList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['TodoList']>>> };
   Participant: ParticipantRow;
   ParticipantMetadata: ParticipantMetadata;
   ParticipantStats: ParticipantStats;
@@ -1818,8 +2490,11 @@ export type ResolversParentTypes = {
   PictureInfo: PictureInfo;
   PictureInfoElement: PictureInfoElement;
   Point: Scalars['Point']['output'];
+  Post: Omit<Post, 'attributedTo' | 'author' | 'picture'> & { attributedTo?: Maybe<ResolversParentTypes['Actor']>, author?: Maybe<ResolversParentTypes['Actor']>, picture?: Maybe<ResolversParentTypes['Media']> };
   Privacy: Privacy;
   RefreshedToken: RefreshedToken;
+  Resource: Omit<Resource, 'actor' | 'children' | 'creator' | 'parent'> & { actor?: Maybe<ResolversParentTypes['Actor']>, children?: Maybe<ResolversParentTypes['PaginatedResourceList']>, creator?: Maybe<ResolversParentTypes['Actor']>, parent?: Maybe<ResolversParentTypes['Resource']> };
+  ResourceMetadata: ResourceMetadata;
   ResourceProvider: ResourceProvider;
   Restrictions: Restrictions;
   RootMutationType: Record<PropertyKey, never>;
@@ -1832,6 +2507,8 @@ export type ResolversParentTypes = {
   Terms: Terms;
   Tiles: Tiles;
   Timezone: Scalars['Timezone']['output'];
+  Todo: Omit<Todo, 'assignedTo' | 'creator' | 'todoList'> & { assignedTo?: Maybe<ResolversParentTypes['Actor']>, creator?: Maybe<ResolversParentTypes['Actor']>, todoList?: Maybe<ResolversParentTypes['TodoList']> };
+  TodoList: Omit<TodoList, 'actor' | 'todos'> & { actor?: Maybe<ResolversParentTypes['Actor']>, todos?: Maybe<ResolversParentTypes['PaginatedTodoList']> };
   UUID: Scalars['UUID']['output'];
   Upload: Scalars['Upload']['output'];
   UploadLimits: UploadLimits;
@@ -1842,11 +2519,30 @@ export type ResolversParentTypes = {
 };
 
 export type ActionLogObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActionLogObject'] = ResolversParentTypes['ActionLogObject']> = {
-  __resolveType: TypeResolveFn<'Comment' | 'Event' | 'Person' | 'User', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Comment' | 'Event' | 'Group' | 'Person' | 'User', ParentType, ContextType>;
+};
+
+export type ActivityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Activity'] = ResolversParentTypes['Activity']> = {
+  author?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  group?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  message?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  messageParams?: Resolver<Maybe<Array<Maybe<ResolversTypes['ActivityParamItem']>>>, ParentType, ContextType>;
+  object?: Resolver<Maybe<ResolversTypes['ActivityObject']>, ParentType, ContextType>;
+  priority?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  subject?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  subjectParams?: Resolver<Maybe<Array<Maybe<ResolversTypes['ActivityParamItem']>>>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['ActivityType']>, ParentType, ContextType>;
 };
 
 export type ActivityObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityObject'] = ResolversParentTypes['ActivityObject']> = {
-  __resolveType: TypeResolveFn<'Comment' | 'Event', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Comment' | 'Discussion' | 'Event' | 'Group' | 'Member' | 'Post' | 'Resource', ParentType, ContextType>;
+};
+
+export type ActivityParamItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityParamItem'] = ResolversParentTypes['ActivityParamItem']> = {
+  key?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ActivitySettingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivitySetting'] = ResolversParentTypes['ActivitySetting']> = {
@@ -1857,7 +2553,7 @@ export type ActivitySettingResolvers<ContextType = GraphQLContext, ParentType ex
 };
 
 export type ActorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Actor'] = ResolversParentTypes['Actor']> = {
-  __resolveType: TypeResolveFn<'Person', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Group' | 'Person', ParentType, ContextType>;
 };
 
 export type AddressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Address'] = ResolversParentTypes['Address']> = {
@@ -2042,6 +2738,19 @@ export type DeletedParticipantResolvers<ContextType = GraphQLContext, ParentType
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
+export type DiscussionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Discussion'] = ResolversParentTypes['Discussion']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  comments?: Resolver<Maybe<ResolversTypes['PaginatedCommentList']>, ParentType, ContextType, RequireFields<DiscussionCommentsArgs, 'limit' | 'page'>>;
+  creator?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
+  slug?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = {
   attributedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
   beginsOn?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -2141,6 +2850,23 @@ export type FeedTokenResolvers<ContextType = GraphQLContext, ParentType extends 
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
 
+export type FollowedGroupEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FollowedGroupEvent'] = ResolversParentTypes['FollowedGroupEvent']> = {
+  event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType>;
+  group?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType>;
+  profile?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
+  user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+};
+
+export type FollowerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Follower'] = ResolversParentTypes['Follower']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  approved?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  notify?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  targetActor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+};
+
 export type GeocodingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Geocoding'] = ResolversParentTypes['Geocoding']> = {
   autocomplete?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   provider?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2151,12 +2877,44 @@ export type GlobalSearchSettingsResolvers<ContextType = GraphQLContext, ParentTy
   isEnabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
 };
 
+export type GroupResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Group'] = ResolversParentTypes['Group']> = {
+  activity?: Resolver<Maybe<ResolversTypes['PaginatedActivityList']>, ParentType, ContextType, RequireFields<GroupActivityArgs, 'limit' | 'page'>>;
+  avatar?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
+  banner?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
+  discussions?: Resolver<Maybe<ResolversTypes['PaginatedDiscussionList']>, ParentType, ContextType, RequireFields<GroupDiscussionsArgs, 'limit' | 'page'>>;
+  domain?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  followers?: Resolver<Maybe<ResolversTypes['PaginatedFollowerList']>, ParentType, ContextType, RequireFields<GroupFollowersArgs, 'approved' | 'limit' | 'page'>>;
+  followersCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  followingCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  local?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  manuallyApprovesFollowers?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  mediaSize?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  members?: Resolver<Maybe<ResolversTypes['PaginatedMemberList']>, ParentType, ContextType, RequireFields<GroupMembersArgs, 'limit' | 'page' | 'roles'>>;
+  membersCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  openness?: Resolver<Maybe<ResolversTypes['Openness']>, ParentType, ContextType>;
+  organizedEvents?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<GroupOrganizedEventsArgs, 'afterDatetime' | 'beforeDatetime' | 'limit' | 'order' | 'orderDirection' | 'page'>>;
+  physicalAddress?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
+  posts?: Resolver<Maybe<ResolversTypes['PaginatedPostList']>, ParentType, ContextType, RequireFields<GroupPostsArgs, 'limit' | 'page'>>;
+  preferredUsername?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  resources?: Resolver<Maybe<ResolversTypes['PaginatedResourceList']>, ParentType, ContextType, RequireFields<GroupResourcesArgs, 'limit' | 'page'>>;
+  summary?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  suspended?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  todoLists?: Resolver<Maybe<ResolversTypes['PaginatedTodoListList']>, ParentType, ContextType, RequireFields<GroupTodoListsArgs, 'limit' | 'page'>>;
+  type?: Resolver<Maybe<ResolversTypes['ActorType']>, ParentType, ContextType>;
+  types?: Resolver<Maybe<ResolversTypes['GroupType']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  visibility?: Resolver<Maybe<ResolversTypes['GroupVisibility']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type InstanceFeedsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InstanceFeeds'] = ResolversParentTypes['InstanceFeeds']> = {
   enabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
 };
 
 export type InteractableResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Interactable'] = ResolversParentTypes['Interactable']> = {
-  __resolveType: TypeResolveFn<'Event', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Event' | 'Group', ParentType, ContextType>;
 };
 
 export type LanguageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Language'] = ResolversParentTypes['Language']> = {
@@ -2202,13 +2960,38 @@ export type MediaMetadataResolvers<ContextType = GraphQLContext, ParentType exte
   width?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type MemberResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Member'] = ResolversParentTypes['Member']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['NaiveDateTime']>, ParentType, ContextType>;
+  invitedBy?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
+  parent?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType>;
+  role?: Resolver<Maybe<ResolversTypes['MemberRoleEnum']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['NaiveDateTime']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export interface NaiveDateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['NaiveDateTime'], any> {
+  name: 'NaiveDateTime';
+}
+
 export type OauthProviderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OauthProvider'] = ResolversParentTypes['OauthProvider']> = {
   id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   label?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
+export type PaginatedActivityListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedActivityList'] = ResolversParentTypes['PaginatedActivityList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Activity']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PaginatedCommentListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedCommentList'] = ResolversParentTypes['PaginatedCommentList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Comment']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PaginatedDiscussionListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedDiscussionList'] = ResolversParentTypes['PaginatedDiscussionList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Discussion']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
@@ -2217,8 +3000,28 @@ export type PaginatedEventListResolvers<ContextType = GraphQLContext, ParentType
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type PaginatedFollowedGroupEventsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedFollowedGroupEvents'] = ResolversParentTypes['PaginatedFollowedGroupEvents']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['FollowedGroupEvent']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PaginatedFollowerListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedFollowerList'] = ResolversParentTypes['PaginatedFollowerList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Follower']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PaginatedGroupListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedGroupList'] = ResolversParentTypes['PaginatedGroupList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Group']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PaginatedMediaListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedMediaList'] = ResolversParentTypes['PaginatedMediaList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Media']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PaginatedMemberListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedMemberList'] = ResolversParentTypes['PaginatedMemberList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Member']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
@@ -2229,6 +3032,26 @@ export type PaginatedParticipantListResolvers<ContextType = GraphQLContext, Pare
 
 export type PaginatedPersonListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedPersonList'] = ResolversParentTypes['PaginatedPersonList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Person']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PaginatedPostListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedPostList'] = ResolversParentTypes['PaginatedPostList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Post']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PaginatedResourceListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedResourceList'] = ResolversParentTypes['PaginatedResourceList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Resource']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PaginatedTodoListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedTodoList'] = ResolversParentTypes['PaginatedTodoList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Todo']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type PaginatedTodoListListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedTodoListList'] = ResolversParentTypes['PaginatedTodoListList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['TodoList']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
@@ -2265,10 +3088,13 @@ export type PersonResolvers<ContextType = GraphQLContext, ParentType extends Res
   feedTokens?: Resolver<Maybe<Array<Maybe<ResolversTypes['FeedToken']>>>, ParentType, ContextType>;
   followersCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   followingCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  follows?: Resolver<Maybe<ResolversTypes['PaginatedFollowerList']>, ParentType, ContextType, RequireFields<PersonFollowsArgs, 'limit' | 'page'>>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   local?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   manuallyApprovesFollowers?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   mediaSize?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  memberOf?: Resolver<Maybe<Array<Maybe<ResolversTypes['Member']>>>, ParentType, ContextType>;
+  memberships?: Resolver<Maybe<ResolversTypes['PaginatedMemberList']>, ParentType, ContextType, RequireFields<PersonMembershipsArgs, 'limit' | 'page'>>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   organizedEvents?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<PersonOrganizedEventsArgs, 'limit' | 'page'>>;
   participations?: Resolver<Maybe<ResolversTypes['PaginatedParticipantList']>, ParentType, ContextType, RequireFields<PersonParticipationsArgs, 'limit' | 'page'>>;
@@ -2302,6 +3128,25 @@ export interface PointScalarConfig extends GraphQLScalarTypeConfig<ResolversType
   name: 'Point';
 }
 
+export type PostResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Post'] = ResolversParentTypes['Post']> = {
+  attributedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  author?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  body?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  draft?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  language?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  picture?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
+  publishAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  slug?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  tags?: Resolver<Maybe<Array<Maybe<ResolversTypes['Tag']>>>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  visibility?: Resolver<Maybe<ResolversTypes['PostVisibility']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export type PrivacyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Privacy'] = ResolversParentTypes['Privacy']> = {
   bodyHtml?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   type?: Resolver<Maybe<ResolversTypes['InstancePrivacyType']>, ParentType, ContextType>;
@@ -2311,6 +3156,40 @@ export type PrivacyResolvers<ContextType = GraphQLContext, ParentType extends Re
 export type RefreshedTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RefreshedToken'] = ResolversParentTypes['RefreshedToken']> = {
   accessToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   refreshToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ResourceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Resource'] = ResolversParentTypes['Resource']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  children?: Resolver<Maybe<ResolversTypes['PaginatedResourceList']>, ParentType, ContextType, RequireFields<ResourceChildrenArgs, 'limit' | 'page'>>;
+  creator?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['NaiveDateTime']>, ParentType, ContextType>;
+  metadata?: Resolver<Maybe<ResolversTypes['ResourceMetadata']>, ParentType, ContextType>;
+  parent?: Resolver<Maybe<ResolversTypes['Resource']>, ParentType, ContextType>;
+  path?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  publishedAt?: Resolver<Maybe<ResolversTypes['NaiveDateTime']>, ParentType, ContextType>;
+  resourceUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  summary?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['NaiveDateTime']>, ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ResourceMetadataResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ResourceMetadata'] = ResolversParentTypes['ResourceMetadata']> = {
+  authorName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  authorUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  faviconUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  height?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  html?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  imageRemoteUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  providerName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  providerUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  width?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type ResourceProviderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ResourceProvider'] = ResolversParentTypes['ResourceProvider']> = {
@@ -2325,7 +3204,9 @@ export type RestrictionsResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootMutationType'] = ResolversParentTypes['RootMutationType']> = {
+  acceptInvitation?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeAcceptInvitationArgs, 'id'>>;
   adminUpdateUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeAdminUpdateUserArgs, 'id' | 'notify'>>;
+  approveMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeApproveMemberArgs, 'memberId'>>;
   changeDefaultActor?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeDefaultActorArgs, 'preferredUsername'>>;
   changeEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangeEmailArgs, 'email' | 'password'>>;
   changePassword?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeChangePasswordArgs, 'newPassword' | 'oldPassword'>>;
@@ -2333,29 +3214,43 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   createComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateCommentArgs, 'eventId' | 'language' | 'text'>>;
   createEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateEventArgs, 'beginsOn' | 'category' | 'contacts' | 'description' | 'draft' | 'joinOptions' | 'language' | 'options' | 'organizerActorId' | 'tags' | 'title' | 'visibility'>>;
   createFeedToken?: Resolver<Maybe<ResolversTypes['FeedToken']>, ParentType, ContextType, Partial<RootMutationTypeCreateFeedTokenArgs>>;
+  createGroup?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateGroupArgs, 'openness' | 'preferredUsername' | 'summary' | 'visibility'>>;
   createPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeCreatePersonArgs, 'name' | 'preferredUsername' | 'summary'>>;
   createUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateUserArgs, 'email' | 'password'>>;
   deleteAccount?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, Partial<RootMutationTypeDeleteAccountArgs>>;
   deleteComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteCommentArgs, 'commentId'>>;
   deleteEvent?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteEventArgs, 'eventId'>>;
   deleteFeedToken?: Resolver<Maybe<ResolversTypes['DeletedFeedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteFeedTokenArgs, 'token'>>;
+  deleteGroup?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteGroupArgs, 'groupId'>>;
   deletePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeDeletePersonArgs, 'id'>>;
   exportEventParticipants?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeExportEventParticipantsArgs, 'eventId' | 'roles'>>;
+  followGroup?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeFollowGroupArgs, 'groupId' | 'notify'>>;
+  inviteMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeInviteMemberArgs, 'groupId' | 'targetActorUsername'>>;
   joinEvent?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeJoinEventArgs, 'actorId' | 'eventId'>>;
+  joinGroup?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeJoinGroupArgs, 'groupId'>>;
   leaveEvent?: Resolver<Maybe<ResolversTypes['DeletedParticipant']>, ParentType, ContextType, RequireFields<RootMutationTypeLeaveEventArgs, 'actorId' | 'eventId'>>;
+  leaveGroup?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeLeaveGroupArgs, 'groupId'>>;
   login?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeLoginArgs, 'email' | 'password'>>;
   logout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeLogoutArgs, 'refreshToken'>>;
   refreshToken?: Resolver<Maybe<ResolversTypes['RefreshedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeRefreshTokenArgs, 'refreshToken'>>;
   registerPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeRegisterPersonArgs, 'email' | 'name' | 'preferredUsername' | 'summary'>>;
+  rejectInvitation?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeRejectInvitationArgs, 'id'>>;
+  rejectMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeRejectMemberArgs, 'memberId'>>;
   removeMedia?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeRemoveMediaArgs, 'id'>>;
+  removeMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeRemoveMemberArgs, 'exclude' | 'memberId'>>;
   resendConfirmationEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeResendConfirmationEmailArgs, 'email'>>;
   resetPassword?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeResetPasswordArgs, 'locale' | 'password' | 'token'>>;
   sendResetPassword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeSendResetPasswordArgs, 'email'>>;
   setUserSettings?: Resolver<Maybe<ResolversTypes['UserSettings']>, ParentType, ContextType, Partial<RootMutationTypeSetUserSettingsArgs>>;
+  unfollowGroup?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeUnfollowGroupArgs, 'groupId'>>;
   updateActivitySetting?: Resolver<Maybe<ResolversTypes['ActivitySetting']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateActivitySettingArgs, 'enabled' | 'key' | 'method'>>;
   updateComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateCommentArgs, 'commentId' | 'language' | 'text'>>;
   updateEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateEventArgs, 'contacts' | 'eventId' | 'joinOptions' | 'language' | 'visibility'>>;
+  updateFollower?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateFollowerArgs, 'approved' | 'id'>>;
+  updateGroup?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateGroupArgs, 'id'>>;
+  updateGroupFollow?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateGroupFollowArgs, 'followId' | 'notify'>>;
   updateLocale?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<RootMutationTypeUpdateLocaleArgs>>;
+  updateMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateMemberArgs, 'memberId' | 'role'>>;
   updateParticipation?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateParticipationArgs, 'id' | 'role'>>;
   updatePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdatePersonArgs, 'id'>>;
   uploadMedia?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<RootMutationTypeUploadMediaArgs, 'file' | 'name'>>;
@@ -2368,6 +3263,10 @@ export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType exte
   event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootQueryTypeEventArgs, 'uuid'>>;
   events?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<RootQueryTypeEventsArgs, 'direction' | 'limit' | 'location' | 'longEvents' | 'orderBy' | 'page' | 'radius'>>;
   fetchPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootQueryTypeFetchPersonArgs, 'preferredUsername'>>;
+  getGroup?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType, RequireFields<RootQueryTypeGetGroupArgs, 'id'>>;
+  group?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType, RequireFields<RootQueryTypeGroupArgs, 'preferredUsername'>>;
+  groupById?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType, RequireFields<RootQueryTypeGroupByIdArgs, 'id'>>;
+  groups?: Resolver<Maybe<ResolversTypes['PaginatedGroupList']>, ParentType, ContextType, RequireFields<RootQueryTypeGroupsArgs, 'domain' | 'limit' | 'local' | 'name' | 'page' | 'preferredUsername' | 'suspended'>>;
   identities?: Resolver<Maybe<Array<Maybe<ResolversTypes['Person']>>>, ParentType, ContextType>;
   interact?: Resolver<Maybe<ResolversTypes['Interactable']>, ParentType, ContextType, RequireFields<RootQueryTypeInteractArgs, 'uri'>>;
   languages?: Resolver<Maybe<Array<Maybe<ResolversTypes['Language']>>>, ParentType, ContextType, Partial<RootQueryTypeLanguagesArgs>>;
@@ -2385,6 +3284,7 @@ export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type RootSubscriptionTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootSubscriptionType'] = ResolversParentTypes['RootSubscriptionType']> = {
   eventPersonParticipationChanged?: SubscriptionResolver<Maybe<ResolversTypes['Person']>, "eventPersonParticipationChanged", ParentType, ContextType, RequireFields<RootSubscriptionTypeEventPersonParticipationChangedArgs, 'personId'>>;
+  groupMembershipChanged?: SubscriptionResolver<Maybe<ResolversTypes['Person']>, "groupMembershipChanged", ParentType, ContextType, RequireFields<RootSubscriptionTypeGroupMembershipChangedArgs, 'group' | 'personId'>>;
 };
 
 export type RoutingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Routing'] = ResolversParentTypes['Routing']> = {
@@ -2429,6 +3329,23 @@ export interface TimezoneScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'Timezone';
 }
 
+export type TodoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Todo'] = ResolversParentTypes['Todo']> = {
+  assignedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  creator?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  dueDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  todoList?: Resolver<Maybe<ResolversTypes['TodoList']>, ParentType, ContextType>;
+};
+
+export type TodoListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TodoList'] = ResolversParentTypes['TodoList']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  todos?: Resolver<Maybe<ResolversTypes['PaginatedTodoList']>, ParentType, ContextType, RequireFields<TodoListTodosArgs, 'limit' | 'page'>>;
+};
+
 export interface UuidScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['UUID'], any> {
   name: 'UUID';
 }
@@ -2457,12 +3374,14 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   drafts?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<UserDraftsArgs, 'limit' | 'page'>>;
   email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   feedTokens?: Resolver<Maybe<Array<Maybe<ResolversTypes['FeedToken']>>>, ParentType, ContextType>;
+  followedGroupEvents?: Resolver<Maybe<ResolversTypes['PaginatedFollowedGroupEvents']>, ParentType, ContextType, RequireFields<UserFollowedGroupEventsArgs, 'limit' | 'page'>>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   lastSignInAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   lastSignInIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   media?: Resolver<Maybe<ResolversTypes['PaginatedMediaList']>, ParentType, ContextType, RequireFields<UserMediaArgs, 'limit' | 'page'>>;
   mediaSize?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  memberships?: Resolver<Maybe<ResolversTypes['PaginatedMemberList']>, ParentType, ContextType, RequireFields<UserMembershipsArgs, 'limit' | 'page'>>;
   participations?: Resolver<Maybe<ResolversTypes['PaginatedParticipantList']>, ParentType, ContextType, RequireFields<UserParticipationsArgs, 'limit' | 'page'>>;
   provider?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   resetPasswordSentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -2495,7 +3414,9 @@ export type WebPushResolvers<ContextType = GraphQLContext, ParentType extends Re
 
 export type Resolvers<ContextType = GraphQLContext> = {
   ActionLogObject?: ActionLogObjectResolvers<ContextType>;
+  Activity?: ActivityResolvers<ContextType>;
   ActivityObject?: ActivityObjectResolvers<ContextType>;
+  ActivityParamItem?: ActivityParamItemResolvers<ContextType>;
   ActivitySetting?: ActivitySettingResolvers<ContextType>;
   Actor?: ActorResolvers<ContextType>;
   Address?: AddressResolvers<ContextType>;
@@ -2520,6 +3441,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DeletedFeedToken?: DeletedFeedTokenResolvers<ContextType>;
   DeletedObject?: DeletedObjectResolvers<ContextType>;
   DeletedParticipant?: DeletedParticipantResolvers<ContextType>;
+  Discussion?: DiscussionResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;
   EventCategoryOption?: EventCategoryOptionResolvers<ContextType>;
   EventMetadata?: EventMetadataResolvers<ContextType>;
@@ -2529,8 +3451,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   ExportFormats?: ExportFormatsResolvers<ContextType>;
   Features?: FeaturesResolvers<ContextType>;
   FeedToken?: FeedTokenResolvers<ContextType>;
+  FollowedGroupEvent?: FollowedGroupEventResolvers<ContextType>;
+  Follower?: FollowerResolvers<ContextType>;
   Geocoding?: GeocodingResolvers<ContextType>;
   GlobalSearchSettings?: GlobalSearchSettingsResolvers<ContextType>;
+  Group?: GroupResolvers<ContextType>;
   InstanceFeeds?: InstanceFeedsResolvers<ContextType>;
   Interactable?: InteractableResolvers<ContextType>;
   Language?: LanguageResolvers<ContextType>;
@@ -2540,12 +3465,24 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Maps?: MapsResolvers<ContextType>;
   Media?: MediaResolvers<ContextType>;
   MediaMetadata?: MediaMetadataResolvers<ContextType>;
+  Member?: MemberResolvers<ContextType>;
+  NaiveDateTime?: GraphQLScalarType;
   OauthProvider?: OauthProviderResolvers<ContextType>;
+  PaginatedActivityList?: PaginatedActivityListResolvers<ContextType>;
   PaginatedCommentList?: PaginatedCommentListResolvers<ContextType>;
+  PaginatedDiscussionList?: PaginatedDiscussionListResolvers<ContextType>;
   PaginatedEventList?: PaginatedEventListResolvers<ContextType>;
+  PaginatedFollowedGroupEvents?: PaginatedFollowedGroupEventsResolvers<ContextType>;
+  PaginatedFollowerList?: PaginatedFollowerListResolvers<ContextType>;
+  PaginatedGroupList?: PaginatedGroupListResolvers<ContextType>;
   PaginatedMediaList?: PaginatedMediaListResolvers<ContextType>;
+  PaginatedMemberList?: PaginatedMemberListResolvers<ContextType>;
   PaginatedParticipantList?: PaginatedParticipantListResolvers<ContextType>;
   PaginatedPersonList?: PaginatedPersonListResolvers<ContextType>;
+  PaginatedPostList?: PaginatedPostListResolvers<ContextType>;
+  PaginatedResourceList?: PaginatedResourceListResolvers<ContextType>;
+  PaginatedTodoList?: PaginatedTodoListResolvers<ContextType>;
+  PaginatedTodoListList?: PaginatedTodoListListResolvers<ContextType>;
   Participant?: ParticipantResolvers<ContextType>;
   ParticipantMetadata?: ParticipantMetadataResolvers<ContextType>;
   ParticipantStats?: ParticipantStatsResolvers<ContextType>;
@@ -2554,8 +3491,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PictureInfo?: PictureInfoResolvers<ContextType>;
   PictureInfoElement?: PictureInfoElementResolvers<ContextType>;
   Point?: GraphQLScalarType;
+  Post?: PostResolvers<ContextType>;
   Privacy?: PrivacyResolvers<ContextType>;
   RefreshedToken?: RefreshedTokenResolvers<ContextType>;
+  Resource?: ResourceResolvers<ContextType>;
+  ResourceMetadata?: ResourceMetadataResolvers<ContextType>;
   ResourceProvider?: ResourceProviderResolvers<ContextType>;
   Restrictions?: RestrictionsResolvers<ContextType>;
   RootMutationType?: RootMutationTypeResolvers<ContextType>;
@@ -2568,6 +3508,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Terms?: TermsResolvers<ContextType>;
   Tiles?: TilesResolvers<ContextType>;
   Timezone?: GraphQLScalarType;
+  Todo?: TodoResolvers<ContextType>;
+  TodoList?: TodoListResolvers<ContextType>;
   UUID?: GraphQLScalarType;
   Upload?: GraphQLScalarType;
   UploadLimits?: UploadLimitsResolvers<ContextType>;

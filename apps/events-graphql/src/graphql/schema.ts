@@ -6,8 +6,11 @@ import { configResolvers } from '../modules/config/config.resolvers.js';
 import { eventsResolvers } from '../modules/events/events.resolvers.js';
 import { exportsResolvers } from '../modules/exports/exports.resolvers.js';
 import { interactResolvers } from '../modules/interact/interact.resolvers.js';
+import { followersResolvers } from '../modules/followers/followers.resolvers.js';
+import { groupsResolvers } from '../modules/groups/groups.resolvers.js';
 import { languagesResolvers } from '../modules/languages/languages.resolvers.js';
 import { mediaResolvers } from '../modules/media/media.resolvers.js';
+import { membersResolvers } from '../modules/members/members.resolvers.js';
 import { participationsResolvers } from '../modules/participations/participations.resolvers.js';
 import { personsResolvers } from '../modules/persons/persons.resolvers.js';
 import { scalarsResolvers } from '../modules/scalars/scalars.resolvers.js';
@@ -30,6 +33,9 @@ const MODULE_RESOLVERS: Resolvers[] = [
   participationsResolvers,
   exportsResolvers,
   interactResolvers,
+  groupsResolvers,
+  membersResolvers,
+  followersResolvers,
 ];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */

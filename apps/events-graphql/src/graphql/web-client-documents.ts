@@ -168,7 +168,7 @@ export const FULL_CONFIG_QUERY = `query FullConfig {
 
 // The current web client's documents that touch the signed-in user's settings, feed tokens, activity
 // settings and authorized applications (issue 13 §8), as it writes them; each must validate here.
-const ACTOR_FRAGMENT = `fragment ActorFragment on Actor {
+export const ACTOR_FRAGMENT = `fragment ActorFragment on Actor {
   id
   avatar {
     id
@@ -403,7 +403,7 @@ fragment PersonFeedTokensFragment on Person {
 };
 
 // The reference web client's event fragments (issue 13 §1), as it writes them.
-const ADDRESS_FRAGMENT = `fragment AdressFragment on Address {
+export const ADDRESS_FRAGMENT = `fragment AdressFragment on Address {
   id
   description
   geom
@@ -429,13 +429,13 @@ const ADDRESS_FRAGMENT = `fragment AdressFragment on Address {
   }
 }`;
 
-const TAG_FRAGMENT = `fragment TagFragment on Tag {
+export const TAG_FRAGMENT = `fragment TagFragment on Tag {
   id
   slug
   title
 }`;
 
-const EVENT_OPTIONS_FRAGMENT = `fragment EventOptions on EventOptions {
+export const EVENT_OPTIONS_FRAGMENT = `fragment EventOptions on EventOptions {
   maximumAttendeeCapacity
   remainingAttendeeCapacity
   showRemainingAttendeeCapacity

@@ -15,6 +15,7 @@ import { createActionLogs } from './20261127080000-create-action-logs.js';
 import { createComments } from './20261127080100-create-comments.js';
 import { eventDetails } from './20261127090000-event-details.js';
 import { createParticipantExports } from './20261127120000-create-participant-exports.js';
+import { createGroups } from './20261127125000-create-groups.js';
 import { eventAnswerGeneration } from './20261127130000-event-answer-generation.js';
 
 // `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
@@ -43,6 +44,7 @@ export function migrationSets(): MigrationSet[] {
         createComments,
         eventDetails,
         createParticipantExports,
+        createGroups,
         eventAnswerGeneration,
       ],
     },

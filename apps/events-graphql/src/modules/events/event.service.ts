@@ -23,6 +23,7 @@ export const EVENT_MESSAGES = {
   cannotDelete: 'You cannot delete this event',
   groupCreate: "Organizer profile doesn't have permission to create an event on behalf of this group",
   groupUpdate: "This profile doesn't have permission to update an event on behalf of this group",
+  onlyGroups: 'Only groups can create events',
   maxLimit: 'events_max_limit_reached',
   // Field errors (code `validation`, 422), worded as the reference's changesets word theirs.
   contactNotFound: 'does not exist',
@@ -119,6 +120,20 @@ export interface EventServiceOptions {
    * runs once the deletion committed (federation sends the Delete to them).
    */
   beforeDelete?: (event: EventRow) => Promise<() => Promise<void>>;
+  /** Group roles (the members module), for events on behalf of a group (§2.2); none: no group may be named. */
+  groups?: EventGroupRoles;
+  /** The instance's `only_groups_can_create_events` restriction. */
+  onlyGroupsCanCreateEvents?: () => boolean;
+}
+
+/** What the events need to know of groups: who moderates them (and who belongs to them). */
+export interface EventGroupRoles {
+  /** Whether a profile is a moderator, administrator or creator of a group. */
+  actorModerates(actorId: string, groupId: string): Promise<boolean>;
+  /** The same for a user's default profile (the profile operations act as). */
+  userModerates(userId: string, groupId: string): Promise<boolean>;
+  /** Whether a user's default profile is a member of a group. */
+  userIsMember(userId: string, groupId: string): Promise<boolean>;
 }
 
 const ORDER_COLUMNS = {
@@ -156,8 +171,16 @@ export class EventService {
     // A staged upload's files go when anything below refuses or fails.
     return this.options.media.withStaged(stagedOf(input.picture), async () => {
       await this.ownedProfile(user, input.organizerActorId, EVENT_MESSAGES.organizerNotOwned);
-      // Events on behalf of a group need its moderators; until groups land no profile is one.
-      if (input.attributedToId) throw new Forbidden(EVENT_MESSAGES.groupCreate, REFUSAL);
+      if (!input.attributedToId && this.options.onlyGroupsCanCreateEvents?.()) {
+        throw new Forbidden(EVENT_MESSAGES.onlyGroups, REFUSAL);
+      }
+      // Events on behalf of a group need the organizer to moderate it (§6.15).
+      if (
+        input.attributedToId &&
+        !(await this.organizerModerates(input.organizerActorId, input.attributedToId))
+      ) {
+        throw new Forbidden(EVENT_MESSAGES.groupCreate, REFUSAL);
+      }
       checkEventInput(input, input.beginsOn, input.endsOn ?? null);
       const contacts = await this.checkedContacts(input.contacts);
       const description = sanitizeRemoteHtml(input.description);
@@ -228,13 +251,21 @@ export class EventService {
   async update(user: SessionUser, eventId: string, input: EventInput): Promise<EventRow> {
     return this.options.media.withStaged(stagedOf(input.picture), async () => {
       const current = await this.findForWrite(eventId);
-      if (!(await this.ownsProfile(user, current.organizerActorId))) {
+      if (!(await this.manages(user, current))) {
         throw new Forbidden(EVENT_MESSAGES.cannotEdit, REFUSAL);
       }
       if (input.organizerActorId !== undefined && input.organizerActorId !== current.organizerActorId) {
         await this.ownedProfile(user, input.organizerActorId, EVENT_MESSAGES.cannotAttribute);
       }
-      if (input.attributedToId) throw new Forbidden(EVENT_MESSAGES.groupUpdate, REFUSAL);
+      if (
+        input.attributedToId &&
+        !(await this.organizerModerates(
+          input.organizerActorId ?? current.organizerActorId,
+          input.attributedToId,
+        ))
+      ) {
+        throw new Forbidden(EVENT_MESSAGES.groupUpdate, REFUSAL);
+      }
       const beginsOn = input.beginsOn ?? current.beginsOn;
       const endsOn = input.endsOn === undefined ? current.endsOn : input.endsOn;
       checkEventInput(input, beginsOn, endsOn);
@@ -312,7 +343,7 @@ export class EventService {
    */
   async remove(user: SessionUser, eventId: string, moderator: ActingModerator | null): Promise<EventRow> {
     const current = await this.findForWrite(eventId);
-    const owner = await this.ownsProfile(user, current.organizerActorId);
+    const owner = await this.manages(user, current);
     if (!owner && !moderator) throw new Forbidden(EVENT_MESSAGES.cannotDelete, REFUSAL);
     const loggedAs = owner ? null : moderator;
     const afterCommit = await this.options.beforeDelete?.(current);
@@ -347,10 +378,42 @@ export class EventService {
     const row = UUID.test(uuid) ? await this.one('e.uuid = :uuid', { uuid }) : null;
     if (!row) throw new NotFound(EVENT_MESSAGES.notFound, { code: 'event_not_found' });
     const restricted = row.draft || row.visibility === 'PRIVATE' || row.publishedAt === null;
-    if (restricted && !(viewer && (await this.ownsProfile(viewer, row.organizerActorId)))) {
+    if (restricted && !(viewer && (await this.mayRead(viewer, row)))) {
       throw new NotFound(EVENT_MESSAGES.notFound, { code: 'event_not_found' });
     }
     return row;
+  }
+
+  /**
+   * Who reads a restricted event: its organizer's owner; for a group's event, the group's moderators
+   * (drafts and scheduled ones too) and members (published private ones), as their default profile.
+   */
+  private async mayRead(viewer: SessionUser, row: EventRow): Promise<boolean> {
+    if (await this.ownsProfile(viewer, row.organizerActorId)) return true;
+    const groups = this.options.groups;
+    if (!groups || row.attributedToId === null) return false;
+    if (await groups.userModerates(viewer.id, row.attributedToId)) return true;
+    return (
+      !row.draft && row.publishedAt !== null && (await groups.userIsMember(viewer.id, row.attributedToId))
+    );
+  }
+
+  /** Who changes or deletes an event: its organizer's owner, or a moderator of its group (§2.2). */
+  private async manages(user: SessionUser, row: EventRow): Promise<boolean> {
+    if (await this.ownsProfile(user, row.organizerActorId)) return true;
+    const groups = this.options.groups;
+    return (
+      groups !== undefined && row.attributedToId !== null && groups.userModerates(user.id, row.attributedToId)
+    );
+  }
+
+  /** Whether an organizer profile may act on behalf of a group: it moderates it. */
+  private async organizerModerates(organizerActorId: string, groupId: string): Promise<boolean> {
+    const groups = this.options.groups;
+    if (!groups || !isRowId(groupId)) return false;
+    const group = await this.options.actors.findById(groupId);
+    if (!group || group.type !== 'Group' || group.suspended) return false;
+    return groups.actorModerates(organizerActorId, groupId);
   }
 
   /** The public listing: future, public, published, not cancelled events of this instance. */

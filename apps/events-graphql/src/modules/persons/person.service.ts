@@ -16,6 +16,7 @@ export const PERSON_MESSAGES = {
   alreadyRegistered: 'You already have a profile for this user',
   noUserWithEmail: 'No user with this email was found',
   notYours: 'This profile does not belong to you',
+  lastGroupAdministrator: 'Cannot remove the last administrator of a group',
 } as const;
 
 const REFUSAL = { code: 'unknown_error' } as const;
@@ -43,6 +44,8 @@ export interface PersonServiceOptions {
   accounts: UserStore;
   /** host[:port] of this instance: `name@<domain>` names a local profile. */
   domain: string;
+  /** Whether the profile is the only administrator of a group (the members module; locks those groups). */
+  onlyGroupAdministrator?: (actorId: string, transaction: Transaction) => Promise<boolean>;
 }
 
 /** The rules of profiles (Person actors owned by local users): identities, the default one, moderation lists. */
@@ -88,6 +91,9 @@ export class PersonService {
       const identities = await this.personIds(owner.id, transaction);
       if (!identities.includes(person.id)) throw new NotFound(PERSON_MESSAGES.profileNotFound, REFUSAL);
       if (identities.length <= 1) throw new BadInput(PERSON_MESSAGES.lastIdentity, REFUSAL);
+      if (await this.options.onlyGroupAdministrator?.(person.id, transaction)) {
+        throw new BadInput(PERSON_MESSAGES.lastGroupAdministrator, REFUSAL);
+      }
       const next = identities.find((personId) => personId !== person.id)!;
       // The default moves only if it was this profile (or unset); `user_default_actors` is this app's.
       await this.options.sequelize.query(

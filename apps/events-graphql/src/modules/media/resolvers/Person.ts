@@ -5,8 +5,11 @@ import type { MediaParent } from '../media-parent.js';
 import type { Picture } from '../media.service.js';
 import { requireOwnerOrModerator } from './owner-guard.js';
 
-/** A local profile's picture is its media row; a remote one's is our copy of it, or null while there is none. */
-async function picture(
+/**
+ * A local actor's picture is its media row; a remote one's is our copy of it, or null while there is
+ * none (profiles and groups alike).
+ */
+export async function picture(
   actor: PersonParent,
   which: Picture,
   ctx: GraphQLContext,

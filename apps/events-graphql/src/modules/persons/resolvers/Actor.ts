@@ -1,6 +1,6 @@
 import type { ActorResolvers } from '../../../graphql/resolvers-types.generated.js';
 
 export const Actor: ActorResolvers = {
-  // Persons are the only actors served so far; groups come with their module.
-  __resolveType: () => 'Person',
+  // Groups are served by the groups module; every other actor is shown as a person so far.
+  __resolveType: (actor) => (actor.type === 'Group' ? 'Group' : 'Person'),
 };

@@ -1,0 +1,374 @@
+import { randomUUID } from 'node:crypto';
+import { isRowId } from '@agora/db';
+import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/core';
+import type { SessionUser } from '@agora/auth';
+import type { Actor, ActorStore } from '@agora/federation';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { groupNotFound } from '../groups/group.service.js';
+import type { MemberMails } from './member-mails.js';
+import {
+  GROUP_ADMINISTRATOR,
+  isAdministratorRole,
+  isModeratorRole,
+  MEMBER_COLUMNS,
+  type MemberRole,
+  type MemberRow,
+} from './member-row.js';
+import { publishMembershipChange } from './membership-changes.js';
+
+/** The reference's texts (plain-string refusals there: `unknown_error`, status_code 500). */
+export const MEMBER_MESSAGES = {
+  alreadyMember: 'You are already a member of this group',
+  cannotJoin: 'You cannot join this group',
+  memberNotFound: 'Member not found',
+  onlyAdministratorLeave: "You can't leave this group because you are the only administrator",
+  notMember: 'You are not a member of this group',
+  cannotInvite: 'You cannot invite to this group',
+  invitedNotFound: "Profile invited doesn't exist",
+  invitationNotFound: "This invitation doesn't exist.",
+  cannotAccept: "You can't accept this invitation with this profile.",
+  cannotReject: "You can't reject this invitation with this profile.",
+  notModerator: 'You are not a moderator or admin for this group',
+  onlyAdministratorDemote:
+    "You can't set yourself to a lower member role for this group because you are the only administrator",
+  notARequest: 'This membership is not a pending request',
+  alreadyRejected: 'This member already has been rejected.',
+  cannotRemove: "You don't have the right to remove this member.",
+  onlyAdministratorRemove: 'Cannot remove the last administrator of a group',
+} as const;
+
+const REFUSAL = { code: 'unknown_error' } as const;
+
+export interface MemberServiceOptions {
+  sequelize: Sequelize;
+  actors: ActorStore;
+  pubsub: PubSub;
+  logger: Logger;
+  mails: MemberMails;
+  /** Member URLs are `<publicUrl>/member/<uuid>`. */
+  publicUrl: string;
+  /** host[:port] of this instance: `name@<domain>` names a local profile. */
+  domain: string;
+}
+
+/**
+ * The rules of memberships (spec not-shown.md §2.2, behaviours 19–23). Every change runs in a
+ * transaction that first locks the group's `group_details` row, so changes to one group's members
+ * happen one after the other: two administrators leaving at once cannot both be "not the last".
+ */
+export class MemberService {
+  constructor(private readonly options: MemberServiceOptions) {}
+
+  /** The acting profile asks to join: OPEN groups take it as MEMBER, MODERATED ones as NOT_APPROVED. */
+  async join(actor: Actor, groupId: string): Promise<MemberRow> {
+    const group = await this.group(groupId);
+    const member = await this.options.sequelize.transaction(async (transaction) => {
+      const openness = await this.lockGroup(group.id, transaction);
+      if (await this.membership(actor.id, group.id, transaction)) {
+        throw new Forbidden(MEMBER_MESSAGES.alreadyMember, REFUSAL);
+      }
+      if (openness === 'INVITE_ONLY') throw new Forbidden(MEMBER_MESSAGES.cannotJoin, REFUSAL);
+      return this.insert(
+        group.id,
+        actor.id,
+        openness === 'OPEN' ? 'MEMBER' : 'NOT_APPROVED',
+        null,
+        transaction,
+      );
+    });
+    await this.changed(member);
+    if (member.role === 'NOT_APPROVED') await this.options.mails.requested(member.id, group.id);
+    return member;
+  }
+
+  /** The acting profile leaves; the last administrator stays (behaviour 20). */
+  async leave(actor: Actor, groupId: string): Promise<MemberRow> {
+    const group = await this.group(groupId);
+    return this.options.sequelize.transaction(async (transaction) => {
+      await this.lockGroup(group.id, transaction);
+      const member = await this.membership(actor.id, group.id, transaction);
+      if (!member) throw new NotFound(MEMBER_MESSAGES.memberNotFound, REFUSAL);
+      if (isAdministratorRole(member.role) && (await this.administrators(group.id, transaction)) <= 1) {
+        throw new Forbidden(MEMBER_MESSAGES.onlyAdministratorLeave, REFUSAL);
+      }
+      await this.delete(member.id, transaction);
+      return member;
+    });
+  }
+
+  /** A moderator invites a profile (`name` or `name@domain`); a rejected profile may be invited again. */
+  async invite(actor: Actor, groupId: string, targetUsername: string): Promise<MemberRow> {
+    const group = await this.group(groupId);
+    const member = await this.options.sequelize.transaction(async (transaction) => {
+      await this.lockGroup(group.id, transaction);
+      const inviter = await this.membership(actor.id, group.id, transaction);
+      if (!inviter) throw new Forbidden(MEMBER_MESSAGES.notMember, REFUSAL);
+      if (!isModeratorRole(inviter.role)) throw new Forbidden(MEMBER_MESSAGES.cannotInvite, REFUSAL);
+      const target = await this.person(targetUsername);
+      if (!target) throw new NotFound(MEMBER_MESSAGES.invitedNotFound, REFUSAL);
+      const existing = await this.membership(target.id, group.id, transaction);
+      if (existing && existing.role !== 'REJECTED')
+        throw new Forbidden(MEMBER_MESSAGES.cannotInvite, REFUSAL);
+      if (existing) return this.setRole(existing.id, 'INVITED', transaction, actor.id);
+      return this.insert(group.id, target.id, 'INVITED', actor.id, transaction);
+    });
+    await this.options.mails.invited(member.id);
+    return member;
+  }
+
+  /** The invited profile (one of the caller's) accepts: it becomes a MEMBER. */
+  async acceptInvitation(user: SessionUser, memberId: string): Promise<MemberRow> {
+    const member = await this.options.sequelize.transaction(async (transaction) => {
+      const invitation = await this.invitation(user, memberId, MEMBER_MESSAGES.cannotAccept, transaction);
+      return this.setRole(invitation.id, 'MEMBER', transaction);
+    });
+    await this.changed(member);
+    return member;
+  }
+
+  /** The invited profile (one of the caller's) declines: the invitation goes. */
+  async rejectInvitation(user: SessionUser, memberId: string): Promise<MemberRow> {
+    return this.options.sequelize.transaction(async (transaction) => {
+      const invitation = await this.invitation(user, memberId, MEMBER_MESSAGES.cannotReject, transaction);
+      await this.delete(invitation.id, transaction);
+      return { ...invitation, role: 'REJECTED' };
+    });
+  }
+
+  /** A moderator approves a request (NOT_APPROVED → MEMBER); the member is told by e-mail. */
+  async approve(actor: Actor, memberId: string): Promise<MemberRow> {
+    const member = await this.options.sequelize.transaction(async (transaction) => {
+      const request = await this.moderated(actor, memberId, MEMBER_MESSAGES.notModerator, transaction);
+      if (request.role !== 'NOT_APPROVED') throw new BadInput(MEMBER_MESSAGES.notARequest, REFUSAL);
+      return this.setRole(request.id, 'MEMBER', transaction);
+    });
+    await this.changed(member);
+    await this.options.mails.approved(member.id);
+    return member;
+  }
+
+  /** A moderator rejects a request (NOT_APPROVED → REJECTED). */
+  async reject(actor: Actor, memberId: string): Promise<MemberRow> {
+    return this.options.sequelize.transaction(async (transaction) => {
+      const request = await this.moderated(actor, memberId, MEMBER_MESSAGES.notModerator, transaction);
+      if (request.role !== 'NOT_APPROVED') throw new BadInput(MEMBER_MESSAGES.notARequest, REFUSAL);
+      return this.setRole(request.id, 'REJECTED', transaction);
+    });
+  }
+
+  /**
+   * A moderator changes a member's role (behaviour 22). Administrators alone make or unmake
+   * administrators, and the last administrator cannot be lowered.
+   */
+  async update(actor: Actor, memberId: string, role: MemberRole): Promise<MemberRow> {
+    // CREATOR "should not be used"; requests and invitations have their own operations.
+    if (!['MEMBER', 'MODERATOR', 'ADMINISTRATOR'].includes(role)) {
+      throw new BadInput('Invalid arguments passed', { code: 'invalid_argument' });
+    }
+    const member = await this.options.sequelize.transaction(async (transaction) => {
+      const target = await this.moderated(actor, memberId, MEMBER_MESSAGES.notModerator, transaction);
+      const own = (await this.membership(actor.id, target.parentId, transaction))!;
+      const touchesAdministrators = role === 'ADMINISTRATOR' || isAdministratorRole(target.role);
+      if (touchesAdministrators && !isAdministratorRole(own.role)) {
+        throw new Forbidden(MEMBER_MESSAGES.notModerator, REFUSAL);
+      }
+      if (
+        isAdministratorRole(target.role) &&
+        !isAdministratorRole(role) &&
+        (await this.administrators(target.parentId, transaction)) <= 1
+      ) {
+        throw new Forbidden(MEMBER_MESSAGES.onlyAdministratorDemote, REFUSAL);
+      }
+      return this.setRole(target.id, role, transaction);
+    });
+    await this.changed(member);
+    return member;
+  }
+
+  /** A moderator removes a member; `exclude` keeps it as REJECTED so it cannot ask again. */
+  async remove(actor: Actor, memberId: string, exclude: boolean): Promise<MemberRow> {
+    return this.options.sequelize.transaction(async (transaction) => {
+      const found = await this.member(memberId, transaction);
+      await this.lockGroup(found.parentId, transaction);
+      // Read again under the lock: a concurrent change may have come first.
+      const target = await this.member(found.id, transaction);
+      if (target.role === 'REJECTED') throw new BadInput(MEMBER_MESSAGES.alreadyRejected, REFUSAL);
+      const own = await this.membership(actor.id, target.parentId, transaction);
+      if (!isModeratorRole(own?.role)) throw new Forbidden(MEMBER_MESSAGES.cannotRemove, REFUSAL);
+      if (isAdministratorRole(target.role)) {
+        if (!isAdministratorRole(own!.role)) throw new Forbidden(MEMBER_MESSAGES.cannotRemove, REFUSAL);
+        if ((await this.administrators(target.parentId, transaction)) <= 1) {
+          throw new Forbidden(MEMBER_MESSAGES.onlyAdministratorRemove, REFUSAL);
+        }
+      }
+      if (exclude) return this.setRole(target.id, 'REJECTED', transaction);
+      await this.delete(target.id, transaction);
+      return target;
+    });
+  }
+
+  /** A Group actor by id, not suspended. */
+  private async group(groupId: string): Promise<Actor> {
+    const group = isRowId(groupId) ? await this.options.actors.findById(groupId) : null;
+    if (!group || group.type !== 'Group' || group.suspended) throw groupNotFound();
+    return group;
+  }
+
+  /** A person by `name`, `name@<this domain>` or a known remote `name@domain`. */
+  private async person(username: string): Promise<Actor | null> {
+    const [name = '', domain] = username.trim().replace(/^@/, '').split('@', 2);
+    const local = domain === undefined || domain.toLowerCase() === this.options.domain.toLowerCase();
+    if (!name) return null;
+    const actor = await this.options.actors.findByUsername(name, local ? null : domain!, ['Person']);
+    return actor && !actor.suspended ? actor : null;
+  }
+
+  /**
+   * Locks the group's details row until the transaction ends (a remote group gets one first) and
+   * returns its openness.
+   */
+  private async lockGroup(groupId: string, transaction: Transaction): Promise<string> {
+    await this.options.sequelize.query(
+      'INSERT INTO group_details (actor_id) VALUES (:groupId) ON CONFLICT (actor_id) DO NOTHING',
+      { transaction, replacements: { groupId } },
+    );
+    const [row] = await this.options.sequelize.query<{ openness: string }>(
+      'SELECT openness FROM group_details WHERE actor_id = :groupId FOR UPDATE',
+      { type: QueryTypes.SELECT, transaction, replacements: { groupId } },
+    );
+    if (!row) throw groupNotFound();
+    return row.openness;
+  }
+
+  /** The invitation `memberId`, for one of the user's profiles. */
+  private async invitation(
+    user: SessionUser,
+    memberId: string,
+    notYours: string,
+    transaction: Transaction,
+  ): Promise<MemberRow> {
+    const found = isRowId(memberId) ? await this.byId(memberId, transaction) : null;
+    if (!found) throw new NotFound(MEMBER_MESSAGES.invitationNotFound, REFUSAL);
+    await this.lockGroup(found.parentId, transaction);
+    const invitation = await this.byId(memberId, transaction);
+    if (!invitation || invitation.role !== 'INVITED') {
+      throw new NotFound(MEMBER_MESSAGES.invitationNotFound, REFUSAL);
+    }
+    const person = await this.options.actors.findById(invitation.actorId);
+    if (!person || person.userId !== user.id) throw new Forbidden(notYours, REFUSAL);
+    return invitation;
+  }
+
+  /** The membership `memberId`, locked with its group, when the acting profile moderates that group. */
+  private async moderated(
+    actor: Actor,
+    memberId: string,
+    notModerator: string,
+    transaction: Transaction,
+  ): Promise<MemberRow> {
+    const found = await this.member(memberId, transaction);
+    await this.lockGroup(found.parentId, transaction);
+    const own = await this.membership(actor.id, found.parentId, transaction);
+    if (!isModeratorRole(own?.role)) throw new Forbidden(notModerator, REFUSAL);
+    const target = await this.byId(found.id, transaction);
+    if (!target) throw new NotFound(MEMBER_MESSAGES.memberNotFound, REFUSAL);
+    return target;
+  }
+
+  private async member(memberId: string, transaction: Transaction): Promise<MemberRow> {
+    const found = isRowId(memberId) ? await this.byId(memberId, transaction) : null;
+    if (!found) throw new NotFound(MEMBER_MESSAGES.memberNotFound, REFUSAL);
+    return found;
+  }
+
+  private async byId(id: string, transaction: Transaction): Promise<MemberRow | null> {
+    const [row] = await this.options.sequelize.query<MemberRow>(
+      `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.id = :id`,
+      { type: QueryTypes.SELECT, transaction, replacements: { id } },
+    );
+    return row ?? null;
+  }
+
+  private async membership(
+    actorId: string,
+    groupId: string,
+    transaction: Transaction,
+  ): Promise<MemberRow | null> {
+    const [row] = await this.options.sequelize.query<MemberRow>(
+      `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.parent_id = :groupId AND m.actor_id = :actorId`,
+      { type: QueryTypes.SELECT, transaction, replacements: { groupId, actorId } },
+    );
+    return row ?? null;
+  }
+
+  private async administrators(groupId: string, transaction: Transaction): Promise<number> {
+    const [row] = await this.options.sequelize.query<{ count: number }>(
+      'SELECT count(*)::int AS count FROM members WHERE parent_id = :groupId AND role IN (:roles)',
+      { type: QueryTypes.SELECT, transaction, replacements: { groupId, roles: GROUP_ADMINISTRATOR } },
+    );
+    return row!.count;
+  }
+
+  private async insert(
+    groupId: string,
+    actorId: string,
+    role: MemberRole,
+    invitedById: string | null,
+    transaction: Transaction,
+  ): Promise<MemberRow> {
+    const uuid = randomUUID();
+    const [row] = await this.options.sequelize.query<MemberRow>(
+      `INSERT INTO members AS m (uuid, url, parent_id, actor_id, role, invited_by_id)
+       VALUES (:uuid, :url, :groupId, :actorId, :role, :invitedById)
+       RETURNING ${MEMBER_COLUMNS}`,
+      {
+        type: QueryTypes.SELECT,
+        transaction,
+        replacements: {
+          uuid,
+          url: `${this.options.publicUrl}/member/${uuid}`,
+          groupId,
+          actorId,
+          role,
+          invitedById,
+        },
+      },
+    );
+    return row!;
+  }
+
+  private async setRole(
+    memberId: string,
+    role: MemberRole,
+    transaction: Transaction,
+    invitedById?: string,
+  ): Promise<MemberRow> {
+    const [row] = await this.options.sequelize.query<MemberRow>(
+      `UPDATE members AS m SET role = :role, updated_at = now()${invitedById ? ', invited_by_id = :invitedById' : ''}
+       WHERE m.id = :memberId RETURNING ${MEMBER_COLUMNS}`,
+      {
+        type: QueryTypes.SELECT,
+        transaction,
+        replacements: { memberId, role, invitedById: invitedById ?? null },
+      },
+    );
+    return row!;
+  }
+
+  private async delete(memberId: string, transaction: Transaction): Promise<void> {
+    await this.options.sequelize.query('DELETE FROM members WHERE id = :memberId', {
+      transaction,
+      replacements: { memberId },
+    });
+  }
+
+  /** `groupMembershipChanged` for the member's profile, once committed. */
+  private async changed(member: MemberRow): Promise<void> {
+    await publishMembershipChange(this.options.pubsub, this.options.logger, {
+      personId: member.actorId,
+      groupId: member.parentId,
+      memberId: member.id,
+      role: member.role,
+    });
+  }
+}
