@@ -16,6 +16,7 @@ import { MediaAttachmentService } from './modules/media/media-attachment.service
 import { ProfileImages } from './modules/media/profile-images.js';
 import { RelationshipService } from './modules/relationships/index.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
+import { PollService } from './modules/polls/poll.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
@@ -64,6 +65,8 @@ export interface AppContextParts {
   remoteMedia: RemoteMedia;
   /** Statuses: posting, reading, edits, reblogs, favourites, bookmarks, pins, the home fan-out. */
   statuses: StatusService;
+  /** Polls on statuses: votes, and the job that closes them at their end. */
+  polls: PollService;
   /** The pages of the home, public and hashtag timelines. */
   timelines: TimelineService;
   /** Request limits shared by every process of the service (packages/auth). */
@@ -177,6 +180,9 @@ export const AppContext = {
       const pushHub = overrides.pushHub ?? microblogPushHub(config, infrastructure, actors, federation);
       const rateLimiter =
         overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, safelist: config.rateLimits.safelist });
+      const polls =
+        overrides.polls ??
+        new PollService({ sequelize, queue: infrastructure.queue, logger, limits: config.limits.polls });
       const statuses =
         overrides.statuses ??
         new StatusService({
@@ -187,6 +193,7 @@ export const AppContext = {
           publicUrl: config.http.publicUrl,
           limits: { ...config.limits.statuses, maxPinnedStatuses: config.limits.accounts.maxPinnedStatuses },
           remoteImages: remoteMedia,
+          polls,
         });
       // A follow that starts counting brings the target's statuses into the follower's home feed; an
       // accepted follow that ends takes them out (jobs; only local followers have a home feed).
@@ -250,6 +257,7 @@ export const AppContext = {
         media,
         remoteMedia,
         statuses,
+        polls,
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,
         jobs,

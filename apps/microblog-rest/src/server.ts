@@ -18,6 +18,7 @@ import { followRequestsRouter } from './api/v1/follow-requests.js';
 import { mutesRouter } from './api/v1/mutes.js';
 import { preferencesRouter } from './api/v1/preferences.js';
 import { instanceV1Router } from './api/v1/instance.js';
+import { pollsRouter } from './api/v1/polls.js';
 import { statusesRouter } from './api/v1/statuses.js';
 import { timelinesRouter } from './api/v1/timelines.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
@@ -142,6 +143,7 @@ export function createApp(ctx: AppContext): express.Express {
       accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
     }),
   );
+  app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
   app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines }));
   app.use(favouritesRouter({ ...statusDeps, timelines: ctx.timelines }));
   app.use(bookmarksRouter({ ...statusDeps, timelines: ctx.timelines }));
@@ -186,6 +188,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.media.registerWorker();
       await ctx.remoteMedia.jobs.registerWorker();
       await ctx.statuses.registerWorker();
+      await ctx.polls.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       // Web processes only enqueue: housekeeping runs where workers run.

@@ -69,6 +69,7 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
           language: body.language,
           idempotencyKey: key === undefined || key === '' ? undefined : key,
           applicationId: authOf(res).application.id,
+          poll: body.poll,
         });
         res.json(await statusJson(deps, id, account.id));
       }),

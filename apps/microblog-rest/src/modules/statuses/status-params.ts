@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { paramsObject } from '../../http/request-schema.js';
 import { VALIDATION } from '../../http/validation-codes.js';
 import { railsBoolean } from '../accounts/account-validation.js';
+import { pollParam } from '../polls/poll-params.js';
 import { VISIBILITIES, type Visibility } from './status.model.js';
 
 /** A Rails text parameter: a string, or a number sent as JSON; absent otherwise. */
@@ -68,6 +69,7 @@ export const createStatusParams = paramsObject({
   spoiler_text: text,
   visibility,
   language,
+  poll: pollParam,
 });
 
 /** PUT /api/v1/statuses/:id. */

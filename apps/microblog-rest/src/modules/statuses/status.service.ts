@@ -6,6 +6,8 @@ import { detectAll } from 'tinyld';
 import { tagUrl } from '../../entities/status.js';
 import type { RemoteAccountImages } from '../accounts/account.service.js';
 import { characterCount } from '../accounts/profile-text.js';
+import type { NewPoll } from '../polls/poll-params.js';
+import type { PollService } from '../polls/poll.service.js';
 import { STATUS_COLUMNS, visibleTo, type StatusRow, type Visibility } from './status.model.js';
 import { extractEntities, renderStatusHtml, statusLength, type LinkedMention } from './status-text.js';
 import { loadStatusViews, type StatusView } from './views/status.view.js';
@@ -40,6 +42,8 @@ export interface StatusServiceDeps {
   publicUrl: string;
   limits: StatusLimits;
   remoteImages?: RemoteAccountImages | undefined;
+  /** A status's poll: checked, written in its transaction, closed by its job, hydrated with it. */
+  polls: PollService;
 }
 
 export interface NewStatus {
@@ -52,6 +56,7 @@ export interface NewStatus {
   language: string | undefined;
   idempotencyKey: string | undefined;
   applicationId: string | null;
+  poll?: NewPoll | undefined;
 }
 
 export interface StatusEdit {
@@ -129,6 +134,7 @@ export class StatusService {
     if (mediaIds.length > this.deps.limits.maxMediaAttachments) {
       throw new BadInput(MESSAGES.tooManyMedia(this.deps.limits.maxMediaAttachments));
     }
+    if (input.poll) this.deps.polls.check(input.poll, mediaIds.length, this.deps.limits.maxMediaAttachments);
     const parent =
       input.inReplyToId === undefined ? null : await this.visibleRow(input.inReplyToId, author.id);
     if (parent?.reblogOfId) throw new NotFound(RECORD_NOT_FOUND);
@@ -170,6 +176,7 @@ export class StatusService {
           },
         );
         await this.attachMedia(id, author.id, mediaIds, transaction);
+        if (input.poll) await this.deps.polls.insert(id, author.id, input.poll, transaction);
         await this.saveEntities(id, rendered, transaction);
         // The author sees their status at once; followers' feeds are the job's.
         await sequelize.query('INSERT INTO home_feed (account_id, status_id) VALUES ($1, $2)', {
@@ -189,8 +196,9 @@ export class StatusService {
         }
         return id;
       });
-      // After the commit, so the job finds the status.
+      // After the commit, so the jobs find the status.
       await this.fanOutLater(created);
+      if (input.poll) await this.deps.polls.scheduleClose(created);
       return created;
     } catch (error) {
       if (error instanceof IdempotentTwin) return error.statusId;

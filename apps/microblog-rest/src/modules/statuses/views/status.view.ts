@@ -7,6 +7,7 @@ import {
   toMediaAttachment,
   type MediaAttachmentRow,
 } from '../../media/media-attachment.model.js';
+import { loadPollsByStatus, type PollView } from '../../polls/views/poll.view.js';
 import { STATUS_COLUMNS, type StatusRow } from '../status.model.js';
 import { loadAccounts } from './accounts.view.js';
 
@@ -36,6 +37,7 @@ export interface StatusView {
   tags: string[];
   application: { name: string; website: string | null } | null;
   reblog: StatusView | null;
+  poll: PollView | null;
   viewer: ViewerFlags | null;
   /** The account the flags are for (`pinned` is shown on its own statuses only). */
   viewerId: string | null;
@@ -49,7 +51,8 @@ export interface StatusViewDeps {
 
 /**
  * Hydrates statuses for one viewer: a page costs a fixed number of queries (statuses with their
- * reblogged originals and applications, accounts (2), media, mentions, tags, the viewer's flags),
+ * reblogged originals and applications, accounts (2), media, mentions, tags, the viewer's flags,
+ * polls with the viewer's votes),
  * not one per status. Ids that do not exist are absent from the map; deleted rows are returned too
  * (the caller decides: DELETE answers the removed status).
  */
@@ -75,7 +78,7 @@ export async function loadStatusViews(
   const all = new Map(rows.map((row) => [row.id, row]));
   const allIds = [...all.keys()];
   const media = defineMediaAttachmentModel(sequelize);
-  const [accounts, mediaRows, mentions, tags, flags] = await Promise.all([
+  const [accounts, mediaRows, mentions, tags, flags, polls] = await Promise.all([
     loadAccounts(
       deps,
       rows.map((row) => row.accountId),
@@ -94,6 +97,7 @@ export async function loadStatusViews(
       { bind: [allIds], type: QueryTypes.SELECT },
     ),
     viewerId === null ? Promise.resolve([]) : viewerFlags(sequelize, allIds, viewerId),
+    loadPollsByStatus(sequelize, allIds, viewerId),
   ]);
   const group = <T extends { statusId: string }>(list: T[]) => {
     const by = new Map<string, T[]>();
@@ -126,6 +130,7 @@ export async function loadStatusViews(
       tags: (tagsBy.get(id) ?? []).map((tag) => tag.name),
       application: appName === null ? null : { name: appName, website: appWebsite },
       reblog,
+      poll: polls.get(id) ?? null,
       viewerId,
       viewer:
         viewerId === null
