@@ -17,6 +17,7 @@ import { ProfileImages } from './modules/media/profile-images.js';
 import { RelationshipService } from './modules/relationships/index.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
 import { PollService } from './modules/polls/poll.service.js';
+import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
@@ -67,6 +68,8 @@ export interface AppContextParts {
   statuses: StatusService;
   /** Polls on statuses: votes, and the job that closes them at their end. */
   polls: PollService;
+  /** Statuses kept for later and published by a job at their time. */
+  scheduledStatuses: ScheduledStatusService;
   /** The pages of the home, public and hashtag timelines. */
   timelines: TimelineService;
   /** Request limits shared by every process of the service (packages/auth). */
@@ -258,6 +261,9 @@ export const AppContext = {
         remoteMedia,
         statuses,
         polls,
+        scheduledStatuses:
+          overrides.scheduledStatuses ??
+          new ScheduledStatusService({ sequelize, queue: infrastructure.queue, logger, actors, statuses }),
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,
         jobs,

@@ -19,6 +19,7 @@ import { mutesRouter } from './api/v1/mutes.js';
 import { preferencesRouter } from './api/v1/preferences.js';
 import { instanceV1Router } from './api/v1/instance.js';
 import { pollsRouter } from './api/v1/polls.js';
+import { scheduledStatusesRouter } from './api/v1/scheduled-statuses.js';
 import { statusesRouter } from './api/v1/statuses.js';
 import { timelinesRouter } from './api/v1/timelines.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
@@ -141,8 +142,10 @@ export function createApp(ctx: AppContext): express.Express {
     statusesRouter({
       ...statusDeps,
       accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+      scheduledStatuses: ctx.scheduledStatuses,
     }),
   );
+  app.use(scheduledStatusesRouter({ ...statusDeps, scheduledStatuses: ctx.scheduledStatuses }));
   app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
   app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines }));
   app.use(favouritesRouter({ ...statusDeps, timelines: ctx.timelines }));
@@ -189,6 +192,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.remoteMedia.jobs.registerWorker();
       await ctx.statuses.registerWorker();
       await ctx.polls.registerWorker();
+      await ctx.scheduledStatuses.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       // Web processes only enqueue: housekeeping runs where workers run.

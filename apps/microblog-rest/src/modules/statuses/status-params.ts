@@ -60,6 +60,20 @@ const language = z
   })
   .optional();
 
+/** `scheduled_at`: an ISO 8601 time (blank is absent); anything else is 422. */
+export const scheduledAt = z
+  .unknown()
+  .transform((value, ctx): Date | undefined => {
+    if (value === undefined || value === null || value === '') return undefined;
+    const time = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : NaN;
+    if (Number.isNaN(time)) {
+      ctx.addIssue({ code: 'custom', message: VALIDATION.invalid.message });
+      return undefined;
+    }
+    return new Date(time);
+  })
+  .optional();
+
 /** POST /api/v1/statuses (and the early POST /api/statuses). */
 export const createStatusParams = paramsObject({
   status: text,
@@ -70,6 +84,7 @@ export const createStatusParams = paramsObject({
   visibility,
   language,
   poll: pollParam,
+  scheduled_at: scheduledAt,
 });
 
 /** PUT /api/v1/statuses/:id. */

@@ -57,6 +57,8 @@ export interface NewStatus {
   idempotencyKey: string | undefined;
   applicationId: string | null;
   poll?: NewPoll | undefined;
+  /** Publishing a scheduled status: the media it holds may be attached (and no other's). */
+  scheduledStatusId?: string | undefined;
 }
 
 export interface StatusEdit {
@@ -127,17 +129,7 @@ export class StatusService {
       const existing = await this.idempotentStatus(author.id, input.idempotencyKey);
       if (existing) return existing;
     }
-    const text = input.text ?? '';
-    const spoilerText = input.spoilerText ?? '';
-    const mediaIds = [...new Set(input.mediaIds)];
-    this.checkText(text, spoilerText, mediaIds.length);
-    if (mediaIds.length > this.deps.limits.maxMediaAttachments) {
-      throw new BadInput(MESSAGES.tooManyMedia(this.deps.limits.maxMediaAttachments));
-    }
-    if (input.poll) this.deps.polls.check(input.poll, mediaIds.length, this.deps.limits.maxMediaAttachments);
-    const parent =
-      input.inReplyToId === undefined ? null : await this.visibleRow(input.inReplyToId, author.id);
-    if (parent?.reblogOfId) throw new NotFound(RECORD_NOT_FOUND);
+    const { text, spoilerText, mediaIds, parent } = await this.checkNew(author, input);
     const visibility = input.visibility ?? (await this.defaultVisibility(author.id));
     const language = input.language ?? detectLanguage(text);
     const rendered = await this.render(text);
@@ -175,7 +167,7 @@ export class StatusService {
             transaction,
           },
         );
-        await this.attachMedia(id, author.id, mediaIds, transaction);
+        await this.attachMedia(id, author.id, mediaIds, transaction, input.scheduledStatusId);
         if (input.poll) await this.deps.polls.insert(id, author.id, input.poll, transaction);
         await this.saveEntities(id, rendered, transaction);
         // The author sees their status at once; followers' feeds are the job's.
@@ -204,6 +196,29 @@ export class StatusService {
       if (error instanceof IdempotentTwin) return error.statusId;
       throw error;
     }
+  }
+
+  /**
+   * The checks of a new status that need no write (text, media, poll, the parent): what POST
+   * /api/v1/statuses with `scheduled_at` runs before it keeps the status for later. Errors: BadInput,
+   * NotFound (a parent the author may not see).
+   */
+  async checkNew(
+    author: Actor,
+    input: NewStatus,
+  ): Promise<{ text: string; spoilerText: string; mediaIds: string[]; parent: StatusRow | null }> {
+    const text = input.text ?? '';
+    const spoilerText = input.spoilerText ?? '';
+    const mediaIds = [...new Set(input.mediaIds)];
+    this.checkText(text, spoilerText, mediaIds.length);
+    if (mediaIds.length > this.deps.limits.maxMediaAttachments) {
+      throw new BadInput(MESSAGES.tooManyMedia(this.deps.limits.maxMediaAttachments));
+    }
+    if (input.poll) this.deps.polls.check(input.poll, mediaIds.length, this.deps.limits.maxMediaAttachments);
+    const parent =
+      input.inReplyToId === undefined ? null : await this.visibleRow(input.inReplyToId, author.id);
+    if (parent?.reblogOfId) throw new NotFound(RECORD_NOT_FOUND);
+    return { text, spoilerText, mediaIds, parent };
   }
 
   private async fanOutLater(statusId: string): Promise<void> {
@@ -754,14 +769,41 @@ export class StatusService {
     accountId: string,
     ids: string[],
     transaction: Transaction,
+    scheduledStatusId?: string,
+  ): Promise<void> {
+    if (ids.length === 0) return;
+    const { sequelize } = this.deps;
+    await this.attachableMedia(accountId, ids, scheduledStatusId ?? null, transaction);
+    await sequelize.query(
+      `UPDATE media_attachments SET status_id = $1, scheduled_status_id = NULL, updated_at = now()
+        WHERE id = ANY($2::bigint[])`,
+      { bind: [statusId, ids], transaction },
+    );
+  }
+
+  /**
+   * The author's own finished uploads, not attached to a status nor held by a scheduled status (but
+   * `scheduledStatusId`'s own), locked when in a transaction. Errors: BadInput naming what was refused.
+   */
+  async attachableMedia(
+    accountId: string,
+    ids: string[],
+    scheduledStatusId: string | null,
+    transaction?: Transaction,
   ): Promise<void> {
     if (ids.length === 0) return;
     const { sequelize } = this.deps;
     const valid = ids.filter((id) => isRowId(id));
     const rows = await sequelize.query<{ id: string; type: string; processing: string }>(
       `SELECT id::text AS id, type, processing FROM media_attachments
-        WHERE id = ANY($1::bigint[]) AND account_id = $2 AND status_id IS NULL FOR UPDATE`,
-      { bind: [valid, accountId], type: QueryTypes.SELECT, transaction },
+        WHERE id = ANY($1::bigint[]) AND account_id = $2 AND status_id IS NULL
+          AND (scheduled_status_id IS NULL OR scheduled_status_id = $3::bigint)
+          ${transaction ? 'FOR UPDATE' : ''}`,
+      {
+        bind: [valid, accountId, scheduledStatusId],
+        type: QueryTypes.SELECT,
+        ...(transaction ? { transaction } : {}),
+      },
     );
     const found = new Set(rows.map((row) => row.id));
     const missing = ids.filter((id) => !found.has(id));
@@ -769,10 +811,6 @@ export class StatusService {
     if (rows.some((row) => row.processing !== 'complete')) throw new BadInput(MESSAGES.notReady);
     const moving = rows.some((row) => row.type !== 'image');
     if (moving && rows.length > 1) throw new BadInput(MESSAGES.imagesAndVideo);
-    await sequelize.query(
-      'UPDATE media_attachments SET status_id = $1, updated_at = now() WHERE id = ANY($2::bigint[])',
-      { bind: [statusId, ids], transaction },
-    );
   }
 
   private async mediaIdsOf(statusId: string): Promise<string[]> {
