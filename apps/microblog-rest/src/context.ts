@@ -16,6 +16,7 @@ import { MediaAttachmentService } from './modules/media/media-attachment.service
 import { ProfileImages } from './modules/media/profile-images.js';
 import { RelationshipService } from './modules/relationships/index.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
+import { MarkerService } from './modules/markers/marker.service.js';
 import { PollService } from './modules/polls/poll.service.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
@@ -70,6 +71,8 @@ export interface AppContextParts {
   polls: PollService;
   /** Statuses kept for later and published by a job at their time. */
   scheduledStatuses: ScheduledStatusService;
+  /** Reading positions of the home timeline and notifications. */
+  markers: MarkerService;
   /** The pages of the home, public and hashtag timelines. */
   timelines: TimelineService;
   /** Request limits shared by every process of the service (packages/auth). */
@@ -264,6 +267,7 @@ export const AppContext = {
         scheduledStatuses:
           overrides.scheduledStatuses ??
           new ScheduledStatusService({ sequelize, queue: infrastructure.queue, logger, actors, statuses }),
+        markers: overrides.markers ?? new MarkerService({ sequelize }),
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,
         jobs,

@@ -18,6 +18,7 @@ import { followRequestsRouter } from './api/v1/follow-requests.js';
 import { mutesRouter } from './api/v1/mutes.js';
 import { preferencesRouter } from './api/v1/preferences.js';
 import { instanceV1Router } from './api/v1/instance.js';
+import { markersRouter } from './api/v1/markers.js';
 import { pollsRouter } from './api/v1/polls.js';
 import { scheduledStatusesRouter } from './api/v1/scheduled-statuses.js';
 import { statusesRouter } from './api/v1/statuses.js';
@@ -146,6 +147,7 @@ export function createApp(ctx: AppContext): express.Express {
     }),
   );
   app.use(scheduledStatusesRouter({ ...statusDeps, scheduledStatuses: ctx.scheduledStatuses }));
+  app.use(markersRouter(ctx.markers, accounts, guards));
   app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
   app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines }));
   app.use(favouritesRouter({ ...statusDeps, timelines: ctx.timelines }));

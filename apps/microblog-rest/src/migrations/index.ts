@@ -13,6 +13,7 @@ import { statuses } from './20261127100000-statuses.js';
 import { relationships } from './20261127110100-relationships.js';
 import { polls } from './20261127123000-polls.js';
 import { scheduledStatuses } from './20261127123100-scheduled-statuses.js';
+import { markers } from './20261127123200-markers.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -39,6 +40,7 @@ export function migrationSets(): MigrationSet[] {
         relationships,
         polls,
         scheduledStatuses,
+        markers,
       ],
     },
   ];
