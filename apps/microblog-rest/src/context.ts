@@ -16,6 +16,7 @@ import { MediaAttachmentService } from './modules/media/media-attachment.service
 import { ProfileImages } from './modules/media/profile-images.js';
 import { RelationshipService } from './modules/relationships/index.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
+import { ListService } from './modules/lists/list.service.js';
 import { MarkerService } from './modules/markers/marker.service.js';
 import { PollService } from './modules/polls/poll.service.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
@@ -71,6 +72,8 @@ export interface AppContextParts {
   polls: PollService;
   /** Statuses kept for later and published by a job at their time. */
   scheduledStatuses: ScheduledStatusService;
+  /** Lists of followed accounts and their feeds (written by the statuses fan-out). */
+  lists: ListService;
   /** Reading positions of the home timeline and notifications. */
   markers: MarkerService;
   /** The pages of the home, public and hashtag timelines. */
@@ -201,11 +204,18 @@ export const AppContext = {
           remoteImages: remoteMedia,
           polls,
         });
+      const lists = overrides.lists ?? new ListService({ sequelize, queue: infrastructure.queue, logger });
+      statuses.addFeedWriter((statusId) => lists.fanOut(statusId));
       // A follow that starts counting brings the target's statuses into the follower's home feed; an
       // accepted follow that ends takes them out (jobs; only local followers have a home feed).
       federation.follows.addListener({
         accepted: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, true),
         removed: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, false),
+      });
+      // An unfollow also takes the account out of the follower's lists (as the reference).
+      federation.follows.addListener({
+        accepted: async () => {},
+        removed: (follow) => lists.followEnded(follow.actorId, follow.targetActorId),
       });
       const accounts =
         overrides.accounts ??
@@ -267,6 +277,7 @@ export const AppContext = {
         scheduledStatuses:
           overrides.scheduledStatuses ??
           new ScheduledStatusService({ sequelize, queue: infrastructure.queue, logger, actors, statuses }),
+        lists,
         markers: overrides.markers ?? new MarkerService({ sequelize }),
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,

@@ -18,6 +18,7 @@ import { followRequestsRouter } from './api/v1/follow-requests.js';
 import { mutesRouter } from './api/v1/mutes.js';
 import { preferencesRouter } from './api/v1/preferences.js';
 import { instanceV1Router } from './api/v1/instance.js';
+import { listsRouter } from './api/v1/lists.js';
 import { markersRouter } from './api/v1/markers.js';
 import { pollsRouter } from './api/v1/polls.js';
 import { scheduledStatusesRouter } from './api/v1/scheduled-statuses.js';
@@ -149,7 +150,16 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(scheduledStatusesRouter({ ...statusDeps, scheduledStatuses: ctx.scheduledStatuses }));
   app.use(markersRouter(ctx.markers, accounts, guards));
   app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
-  app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines }));
+  app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines, lists: ctx.lists }));
+  app.use(
+    listsRouter({
+      lists: ctx.lists,
+      accounts,
+      guards,
+      publicUrl,
+      accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+    }),
+  );
   app.use(favouritesRouter({ ...statusDeps, timelines: ctx.timelines }));
   app.use(bookmarksRouter({ ...statusDeps, timelines: ctx.timelines }));
   // /api/v2/* (api/v2/<resource>.ts)
@@ -195,6 +205,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.statuses.registerWorker();
       await ctx.polls.registerWorker();
       await ctx.scheduledStatuses.registerWorker();
+      await ctx.lists.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       // Web processes only enqueue: housekeeping runs where workers run.

@@ -14,6 +14,7 @@ import { relationships } from './20261127110100-relationships.js';
 import { polls } from './20261127123000-polls.js';
 import { scheduledStatuses } from './20261127123100-scheduled-statuses.js';
 import { markers } from './20261127123200-markers.js';
+import { lists } from './20261127123300-lists.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -41,6 +42,7 @@ export function migrationSets(): MigrationSet[] {
         polls,
         scheduledStatuses,
         markers,
+        lists,
       ],
     },
   ];

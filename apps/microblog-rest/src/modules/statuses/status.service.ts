@@ -102,6 +102,8 @@ const MESSAGES = {
  */
 export class StatusService {
   private readonly localHost: string;
+  /** Other feeds written on post by the fan-out job (the lists'), after the home feeds. */
+  private readonly feedWriters: Array<(statusId: string) => Promise<unknown>> = [];
 
   constructor(private readonly deps: StatusServiceDeps) {
     this.localHost = new URL(deps.publicUrl).host.toLowerCase();
@@ -619,6 +621,11 @@ export class StatusService {
    * every follower for public, unlisted and private statuses, only mentioned followers for direct
    * ones. Idempotent, so a retried job writes nothing twice.
    */
+  /** Adds a feed the fan-out job writes after the home feeds (idempotent, as the job may retry). */
+  addFeedWriter(writer: (statusId: string) => Promise<unknown>): void {
+    this.feedWriters.push(writer);
+  }
+
   async fanOut(statusId: string): Promise<number> {
     const [result] = await this.deps.sequelize.query<{ n: number }>(
       `WITH s AS (SELECT id, account_id, visibility FROM statuses WHERE id = $1 AND deleted_at IS NULL),
@@ -627,12 +634,16 @@ export class StatusService {
               SELECT f.actor_id, s.id FROM s
                 JOIN follows f ON f.target_actor_id = s.account_id AND f.accepted_at IS NOT NULL
                 JOIN actors a ON a.id = f.actor_id AND a.domain IS NULL
-               WHERE s.visibility <> 'direct'
-                  OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = f.actor_id)
+               WHERE (s.visibility <> 'direct'
+                  OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = f.actor_id))
+                 -- An author in one of the follower's exclusive lists shows in that list, not at home.
+                 AND NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
+                                  WHERE la.account_id = s.account_id AND l.account_id = f.actor_id AND l.exclusive)
               ON CONFLICT DO NOTHING RETURNING 1)
        SELECT count(*)::int AS n FROM inserted`,
       { bind: [statusId], type: QueryTypes.SELECT },
     );
+    for (const writer of this.feedWriters) await writer(statusId);
     return result?.n ?? 0;
   }
 
