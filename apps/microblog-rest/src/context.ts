@@ -16,6 +16,7 @@ import { MediaAttachmentService } from './modules/media/media-attachment.service
 import { ProfileImages } from './modules/media/profile-images.js';
 import { RelationshipService } from './modules/relationships/index.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
+import { ConversationService } from './modules/conversations/conversation.service.js';
 import { ListService } from './modules/lists/list.service.js';
 import { MarkerService } from './modules/markers/marker.service.js';
 import { PollService } from './modules/polls/poll.service.js';
@@ -74,6 +75,8 @@ export interface AppContextParts {
   scheduledStatuses: ScheduledStatusService;
   /** Lists of followed accounts and their feeds (written by the statuses fan-out). */
   lists: ListService;
+  /** Direct conversations per participant (written by the statuses fan-out). */
+  conversations: ConversationService;
   /** Reading positions of the home timeline and notifications. */
   markers: MarkerService;
   /** The pages of the home, public and hashtag timelines. */
@@ -206,6 +209,8 @@ export const AppContext = {
         });
       const lists = overrides.lists ?? new ListService({ sequelize, queue: infrastructure.queue, logger });
       statuses.addFeedWriter((statusId) => lists.fanOut(statusId));
+      const conversations = overrides.conversations ?? new ConversationService({ sequelize });
+      statuses.addFeedWriter((statusId) => conversations.fanOut(statusId));
       // A follow that starts counting brings the target's statuses into the follower's home feed; an
       // accepted follow that ends takes them out (jobs; only local followers have a home feed).
       federation.follows.addListener({
@@ -278,6 +283,7 @@ export const AppContext = {
           overrides.scheduledStatuses ??
           new ScheduledStatusService({ sequelize, queue: infrastructure.queue, logger, actors, statuses }),
         lists,
+        conversations,
         markers: overrides.markers ?? new MarkerService({ sequelize }),
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,

@@ -18,6 +18,7 @@ import { followRequestsRouter } from './api/v1/follow-requests.js';
 import { mutesRouter } from './api/v1/mutes.js';
 import { preferencesRouter } from './api/v1/preferences.js';
 import { instanceV1Router } from './api/v1/instance.js';
+import { conversationsRouter } from './api/v1/conversations.js';
 import { listsRouter } from './api/v1/lists.js';
 import { markersRouter } from './api/v1/markers.js';
 import { pollsRouter } from './api/v1/polls.js';
@@ -151,6 +152,13 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(markersRouter(ctx.markers, accounts, guards));
   app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
   app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines, lists: ctx.lists }));
+  app.use(
+    conversationsRouter({
+      ...statusDeps,
+      conversations: ctx.conversations,
+      accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+    }),
+  );
   app.use(
     listsRouter({
       lists: ctx.lists,

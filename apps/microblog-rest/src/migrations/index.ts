@@ -15,6 +15,7 @@ import { polls } from './20261127123000-polls.js';
 import { scheduledStatuses } from './20261127123100-scheduled-statuses.js';
 import { markers } from './20261127123200-markers.js';
 import { lists } from './20261127123300-lists.js';
+import { accountConversations } from './20261127123400-account-conversations.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -43,6 +44,7 @@ export function migrationSets(): MigrationSet[] {
         scheduledStatuses,
         markers,
         lists,
+        accountConversations,
       ],
     },
   ];
