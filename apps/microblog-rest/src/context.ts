@@ -210,6 +210,9 @@ export const AppContext = {
       const lists = overrides.lists ?? new ListService({ sequelize, queue: infrastructure.queue, logger });
       statuses.addFeedWriter((statusId) => lists.fanOut(statusId));
       const conversations = overrides.conversations ?? new ConversationService({ sequelize });
+      const scheduledStatuses =
+        overrides.scheduledStatuses ??
+        new ScheduledStatusService({ sequelize, queue: infrastructure.queue, logger, actors, statuses });
       statuses.addFeedWriter((statusId) => conversations.fanOut(statusId));
       // A follow that starts counting brings the target's statuses into the follower's home feed; an
       // accepted follow that ends takes them out (jobs; only local followers have a home feed).
@@ -254,6 +257,8 @@ export const AppContext = {
           jobs: [
             ...maintenanceJobs({ users, rateLimiter, pushHub, media, statuses, relationships }),
             ...federation.maintenanceJobs(),
+            ...polls.periodicJobs(),
+            ...scheduledStatuses.periodicJobs(),
           ],
         });
       const parts: AppContextParts = {
@@ -279,9 +284,7 @@ export const AppContext = {
         remoteMedia,
         statuses,
         polls,
-        scheduledStatuses:
-          overrides.scheduledStatuses ??
-          new ScheduledStatusService({ sequelize, queue: infrastructure.queue, logger, actors, statuses }),
+        scheduledStatuses,
         lists,
         conversations,
         markers: overrides.markers ?? new MarkerService({ sequelize }),

@@ -23,6 +23,8 @@ export const scheduledStatuses: Migration = {
     await q(
       'CREATE INDEX scheduled_statuses_account_at_idx ON scheduled_statuses (account_id, scheduled_at)',
     );
+    // The sweep of due statuses whose job was lost.
+    await q('CREATE INDEX scheduled_statuses_scheduled_at_idx ON scheduled_statuses (scheduled_at)');
     await q(`ALTER TABLE media_attachments ADD COLUMN scheduled_status_id bigint
                REFERENCES scheduled_statuses (id) ON DELETE SET NULL`);
     await q(`CREATE INDEX media_attachments_scheduled_status_id_idx ON media_attachments (scheduled_status_id)

@@ -81,7 +81,7 @@ export class ListService {
   async create(ownerId: string, input: ListInput & { title: string }): Promise<ListView> {
     const { sequelize } = this.deps;
     const id = await sequelize.transaction(async (transaction) => {
-      await sequelize.query("SELECT pg_advisory_xact_lock(hashtext('lists'), $1::bigint::int)", {
+      await sequelize.query("SELECT pg_advisory_xact_lock(hashtextextended('lists:' || $1::text, 0))", {
         bind: [ownerId],
         transaction,
       });

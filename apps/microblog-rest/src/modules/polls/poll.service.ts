@@ -1,4 +1,4 @@
-import { BadInput, NotFound, type JobQueue, type Logger } from '@agora/core';
+import { BadInput, NotFound, type JobQueue, type Logger, type PeriodicJob } from '@agora/core';
 import { isRowId } from '@agora/db';
 import type { Actor } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
@@ -9,6 +9,8 @@ import { loadPoll, loadPollsByStatus, type PollView } from './views/poll.view.js
 
 /** Closes a poll at its end (delayed to `expires_at`); listeners hear of it (`addCloseListener`). */
 export const POLL_CLOSE_JOB = 'microblog.polls.close';
+/** The sweep that closes ended polls whose close job was lost (periodic, on workers). */
+export const POLL_SWEEP_JOB = 'microblog.polls.close-due';
 const RECORD_NOT_FOUND = 'Record not found';
 
 /** The instance's poll limits (`configuration.polls` of the instance entity reads the same config). */
@@ -215,6 +217,23 @@ export class PollService {
     const event: PollClosed = { pollId, ...row, voterIds: voters.map((voter) => voter.id) };
     for (const listener of this.closeListeners) await listener(event);
     return event;
+  }
+
+  /** Closes polls past their end that are still open (a lost or dead-lettered close job). */
+  async closeDue(limit = 100): Promise<number> {
+    const due = await this.deps.sequelize.query<{ id: string }>(
+      `SELECT id::text AS id FROM polls WHERE closed_at IS NULL AND expires_at <= now()
+        ORDER BY expires_at LIMIT $1`,
+      { bind: [limit], type: QueryTypes.SELECT },
+    );
+    let closed = 0;
+    for (const { id } of due) if (await this.close(id)) closed += 1;
+    return closed;
+  }
+
+  /** The backstop sweep, for the app's PeriodicJobs. */
+  periodicJobs(): PeriodicJob[] {
+    return [{ name: POLL_SWEEP_JOB, periodMs: 5 * 60_000, run: () => this.closeDue() }];
   }
 
   /** The close worker (a no-op on role web); call before the queue starts. */

@@ -300,5 +300,14 @@ describe('polls: POST /api/v1/statuses with poll, GET /api/v1/polls/:id, votes (
       { bind: [POLL_CLOSE_JOB, open.id], type: QueryTypes.SELECT },
     );
     expect(queued?.n).to.be.at.least(1);
+    // The periodic sweep closes what a lost job left open, once.
+    await t.ctx.sequelize.query("UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1", {
+      bind: [open.id],
+    });
+    // (Earlier tests ended polls by hand too: the sweep closes them all.)
+    expect(await t.ctx.polls.closeDue()).to.be.at.least(1);
+    expect(await t.ctx.polls.closeDue()).to.equal(0);
+    expect(heard.filter((event) => event.pollId === open.id)).to.have.length(1);
+    expect(heard.filter((event) => event.pollId === poll.id)).to.have.length(1);
   });
 });

@@ -1,4 +1,4 @@
-import { BadInput, isAppError, NotFound, type JobQueue, type Logger } from '@agora/core';
+import { BadInput, isAppError, NotFound, type JobQueue, type Logger, type PeriodicJob } from '@agora/core';
 import { isRowId } from '@agora/db';
 import type { Actor, ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
@@ -13,6 +13,8 @@ import type { Visibility } from '../statuses/status.model.js';
 
 /** Publishes a scheduled status at its time (delayed job; `publish` checks the time again). */
 export const PUBLISH_SCHEDULED_JOB = 'microblog.scheduled-statuses.publish';
+/** The sweep that publishes due statuses whose job was lost (periodic, on workers). */
+export const PUBLISH_DUE_JOB = 'microblog.scheduled-statuses.publish-due';
 const RECORD_NOT_FOUND = 'Record not found';
 /** The reference's limits (ScheduledStatus): 5 minutes ahead at least, 300 in all, 25 per day. */
 export const MINIMUM_OFFSET_SECONDS = 5 * 60;
@@ -95,10 +97,13 @@ export class ScheduledStatusService {
     };
     const id = await sequelize.transaction(async (transaction) => {
       // One account's schedulings one at a time, so the limits hold under concurrent requests.
-      await sequelize.query("SELECT pg_advisory_xact_lock(hashtext('scheduled_statuses'), $1::bigint::int)", {
-        bind: [author.id],
-        transaction,
-      });
+      await sequelize.query(
+        "SELECT pg_advisory_xact_lock(hashtextextended('scheduled_statuses:' || $1::text, 0))",
+        {
+          bind: [author.id],
+          transaction,
+        },
+      );
       await this.checkLimits(author.id, scheduledAt, null, transaction);
       await this.deps.statuses.attachableMedia(author.id, mediaIds, null, transaction);
       const [row] = await sequelize.query<{ id: string }>(
@@ -144,10 +149,13 @@ export class ScheduledStatusService {
     this.checkTime(scheduledAt);
     const { sequelize } = this.deps;
     await sequelize.transaction(async (transaction) => {
-      await sequelize.query("SELECT pg_advisory_xact_lock(hashtext('scheduled_statuses'), $1::bigint::int)", {
-        bind: [accountId],
-        transaction,
-      });
+      await sequelize.query(
+        "SELECT pg_advisory_xact_lock(hashtextextended('scheduled_statuses:' || $1::text, 0))",
+        {
+          bind: [accountId],
+          transaction,
+        },
+      );
       await this.checkLimits(accountId, scheduledAt, own.id, transaction);
       await sequelize.query(
         'UPDATE scheduled_statuses SET scheduled_at = $2, updated_at = now() WHERE id = $1',
@@ -222,6 +230,23 @@ export class ScheduledStatusService {
     }
     await sequelize.query('DELETE FROM scheduled_statuses WHERE id = $1', { bind: [id] });
     return statusId;
+  }
+
+  /** Publishes statuses a minute past their time (their own job normally ran already). */
+  async publishDue(limit = 100): Promise<number> {
+    const due = await this.deps.sequelize.query<{ id: string }>(
+      `SELECT id::text AS id FROM scheduled_statuses WHERE scheduled_at <= now() - interval '1 minute'
+        ORDER BY scheduled_at LIMIT $1`,
+      { bind: [limit], type: QueryTypes.SELECT },
+    );
+    let published = 0;
+    for (const { id } of due) if (await this.publish(id)) published += 1;
+    return published;
+  }
+
+  /** The backstop sweep, for the app's PeriodicJobs. */
+  periodicJobs(): PeriodicJob[] {
+    return [{ name: PUBLISH_DUE_JOB, periodMs: 5 * 60_000, run: () => this.publishDue() }];
   }
 
   /** The publishing worker (a no-op on role web); call before the queue starts. */

@@ -123,6 +123,24 @@ describe('scheduled statuses: scheduled_at, /api/v1/scheduled_statuses, publishe
     expect(gone.status).to.equal(404);
   });
 
+  it('the periodic sweep publishes a due status whose job was lost, once', async () => {
+    const created = await post(alice, { status: 'Swept', scheduled_at: minutes(15) });
+    const id = String(created.body.id);
+    await t.ctx.sequelize.query(
+      "UPDATE scheduled_statuses SET scheduled_at = now() - interval '2 minutes' WHERE id = $1",
+      {
+        bind: [id],
+      },
+    );
+    expect(await t.ctx.scheduledStatuses.publishDue()).to.equal(1);
+    expect(await t.ctx.scheduledStatuses.publishDue()).to.equal(0);
+    const [row] = await t.ctx.sequelize.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM statuses WHERE text = 'Swept' AND deleted_at IS NULL",
+      { type: QueryTypes.SELECT },
+    );
+    expect(row?.n).to.equal(1);
+  });
+
   it('publishes a scheduled poll with its poll', async () => {
     const created = await post(alice, {
       status: 'Poll later',
