@@ -95,7 +95,7 @@ export class ScheduledStatusService {
       application_id: input.applicationId,
       idempotency: input.idempotencyKey ?? null,
     };
-    const id = await sequelize.transaction(async (transaction) => {
+    const { id, fresh } = await sequelize.transaction(async (transaction) => {
       // One account's schedulings one at a time, so the limits hold under concurrent requests.
       await sequelize.query(
         "SELECT pg_advisory_xact_lock(hashtextextended('scheduled_statuses:' || $1::text, 0))",
@@ -104,6 +104,16 @@ export class ScheduledStatusService {
           transaction,
         },
       );
+      // An Idempotency-Key already used within the hour answers what it scheduled (as a post's).
+      if (input.idempotencyKey !== undefined) {
+        const [twin] = await sequelize.query<{ id: string }>(
+          `SELECT id::text AS id FROM scheduled_statuses
+            WHERE account_id = $1 AND params->>'idempotency' = $2
+              AND created_at > now() - interval '1 hour'`,
+          { bind: [author.id, input.idempotencyKey], type: QueryTypes.SELECT, transaction },
+        );
+        if (twin) return { id: twin.id, fresh: false };
+      }
       await this.checkLimits(author.id, scheduledAt, null, transaction);
       await this.deps.statuses.attachableMedia(author.id, mediaIds, null, transaction);
       const [row] = await sequelize.query<{ id: string }>(
@@ -117,9 +127,9 @@ export class ScheduledStatusService {
           { bind: [row!.id, mediaIds], transaction },
         );
       }
-      return row!.id;
+      return { id: row!.id, fresh: true };
     });
-    await this.publishLater(id, scheduledAt);
+    if (fresh) await this.publishLater(id, scheduledAt);
     return this.get(author.id, id);
   }
 

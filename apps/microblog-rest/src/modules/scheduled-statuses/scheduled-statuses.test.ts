@@ -141,6 +141,20 @@ describe('scheduled statuses: scheduled_at, /api/v1/scheduled_statuses, publishe
     expect(row?.n).to.equal(1);
   });
 
+  it('answers a repeated Idempotency-Key with the status it scheduled, under concurrent requests too', async () => {
+    const send = () =>
+      rest(t.url, '/api/v1/statuses', {
+        method: 'POST',
+        token: bob.token,
+        json: { status: 'Once', scheduled_at: minutes(50) },
+        headers: { 'Idempotency-Key': 'schedule-once' },
+      });
+    const answers = await Promise.all([send(), send(), send()]);
+    expect(new Set(answers.map((answer) => answer.body.id)).size).to.equal(1);
+    const mine = await rest<Json[]>(t.url, '/api/v1/scheduled_statuses', { token: bob.token });
+    expect(mine.body.filter((s) => (s.params as Json).text === 'Once')).to.have.length(1);
+  });
+
   it('publishes a scheduled poll with its poll', async () => {
     const created = await post(alice, {
       status: 'Poll later',

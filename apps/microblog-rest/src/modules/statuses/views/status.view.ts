@@ -52,7 +52,7 @@ export interface StatusViewDeps {
 /**
  * Hydrates statuses for one viewer: a page costs a fixed number of queries (statuses with their
  * reblogged originals and applications, accounts (2), media, mentions, tags, the viewer's flags,
- * polls with the viewer's votes),
+ * polls with the viewer's votes when the page has any),
  * not one per status. Ids that do not exist are absent from the map; deleted rows are returned too
  * (the caller decides: DELETE answers the removed status).
  */
@@ -65,10 +65,11 @@ export async function loadStatusViews(
   const unique = [...new Set(ids)];
   if (unique.length === 0) return result;
   const { sequelize } = deps;
-  type Row = StatusRow & { appName: string | null; appWebsite: string | null };
+  type Row = StatusRow & { appName: string | null; appWebsite: string | null; hasPoll: boolean };
   const rows = await sequelize.query<Row>(
     `WITH wanted AS (SELECT unnest($1::bigint[]) AS id)
-     SELECT ${STATUS_COLUMNS}, app.name AS "appName", app.website AS "appWebsite"
+     SELECT ${STATUS_COLUMNS}, app.name AS "appName", app.website AS "appWebsite",
+            EXISTS (SELECT 1 FROM polls p WHERE p.status_id = s.id) AS "hasPoll"
        FROM statuses s
        LEFT JOIN oauth_applications app ON app.id = s.application_id
       WHERE s.id IN (SELECT id FROM wanted)
@@ -97,7 +98,12 @@ export async function loadStatusViews(
       { bind: [allIds], type: QueryTypes.SELECT },
     ),
     viewerId === null ? Promise.resolve([]) : viewerFlags(sequelize, allIds, viewerId),
-    loadPollsByStatus(sequelize, allIds, viewerId),
+    // Only pages with polls pay for them.
+    loadPollsByStatus(
+      sequelize,
+      rows.filter((row) => row.hasPoll).map((row) => row.id),
+      viewerId,
+    ),
   ]);
   const group = <T extends { statusId: string }>(list: T[]) => {
     const by = new Map<string, T[]>();
@@ -118,7 +124,7 @@ export async function loadStatusViews(
     if (!row) return null;
     const account = accounts.get(row.accountId);
     if (!account) return null;
-    const { appName, appWebsite, ...status } = row;
+    const { appName, appWebsite, hasPoll: _hasPoll, ...status } = row;
     const reblog = row.reblogOfId === null ? null : build(row.reblogOfId);
     if (row.reblogOfId !== null && reblog === null) return null;
     const viewerFlag = flagsBy.get(id);
