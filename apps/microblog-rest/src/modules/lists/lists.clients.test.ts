@@ -6,7 +6,7 @@ import { FAN_OUT_JOB, HOME_MERGE_JOB } from '../statuses/status.service.js';
 import { LIST_MERGE_JOB } from './list.service.js';
 
 // issue 15 §7, §8: what a client's first screens call, through masto.js (not-shown.md §3.1).
-describe('polls, lists, markers and scheduled statuses through masto.js (issue 15 §7, §8; not-shown.md §3.1)', () => {
+describe('polls, lists, markers, scheduled statuses and conversations through masto.js (issue 15 §7, §8; not-shown.md §3.1)', () => {
   let t: TestServer;
   let app: TestApp;
 
@@ -18,7 +18,7 @@ describe('polls, lists, markers and scheduled statuses through masto.js (issue 1
     await t?.stop();
   });
 
-  it('masto.js: posts a poll and votes on it, builds a list and reads its timeline, saves markers, schedules a post', async () => {
+  it('masto.js: posts a poll and votes on it, builds a list and reads its timeline, saves markers, schedules a post, reads a conversation', async () => {
     const alice = await signedInAccount(t, app, 'alice');
     const bob = await signedInAccount(t, app, 'bob');
     await t.ctx.federation.follows.follow(alice.id, bob.id, { accepted: true });
@@ -81,6 +81,18 @@ describe('polls, lists, markers and scheduled statuses through masto.js (issue 1
     expect(pending.map((s) => s.id)).to.deep.equal([scheduled.id]);
     await asAlice.v1.scheduledStatuses.$select(scheduled.id).remove();
     expect(await asAlice.v1.scheduledStatuses.list()).to.deep.equal([]);
+
+    // Direct conversations.
+    const secret = await asBob.v1.statuses.create({ status: '@alice between us', visibility: 'direct' });
+    await t.ctx.queue.drain([FAN_OUT_JOB]);
+    const [conversation] = await asAlice.v1.conversations.list();
+    expect(conversation).to.deep.include({ unread: true });
+    expect(conversation!.lastStatus?.id).to.equal(secret.id);
+    expect(conversation!.accounts.map((a) => a.id)).to.deep.equal([bob.id]);
+    const read = await asAlice.v1.conversations.$select(conversation!.id).read();
+    expect(read.unread).to.equal(false);
+    await asAlice.v1.conversations.$select(conversation!.id).remove();
+    expect(await asAlice.v1.conversations.list()).to.deep.equal([]);
 
     await asAlice.v1.lists.$select(list.id).remove();
     expect(await asAlice.v1.lists.list()).to.deep.equal([]);
