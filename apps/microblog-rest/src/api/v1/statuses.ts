@@ -106,6 +106,7 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
           sensitive: body.sensitive,
           spoilerText: body.spoiler_text,
           language: body.language,
+          poll: body.poll ?? null,
         });
         res.json(await statusJson(deps, params.id, account.id));
       }),

@@ -104,6 +104,50 @@ export class PollService {
     return row!.id;
   }
 
+  /**
+   * The poll of an edited status, in the edit's transaction: none removes it; new options or a
+   * change of `multiple` start the votes again (as the reference); the end is counted from now.
+   */
+  async replace(
+    statusId: string,
+    accountId: string,
+    poll: NewPoll | null,
+    transaction: Transaction,
+  ): Promise<void> {
+    const { sequelize } = this.deps;
+    const [current] = await sequelize.query<{ id: string; options: string[]; multiple: boolean }>(
+      'SELECT id::text AS id, options, multiple FROM polls WHERE status_id = $1 FOR UPDATE',
+      { bind: [statusId], type: QueryTypes.SELECT, transaction },
+    );
+    if (!poll) {
+      if (current)
+        await sequelize.query('DELETE FROM polls WHERE id = $1', { bind: [current.id], transaction });
+      return;
+    }
+    if (!current) {
+      await this.insert(statusId, accountId, poll, transaction);
+      return;
+    }
+    const changed =
+      poll.multiple !== current.multiple ||
+      poll.options.length !== current.options.length ||
+      poll.options.some((option, index) => option !== current.options[index]);
+    if (changed)
+      await sequelize.query('DELETE FROM poll_votes WHERE poll_id = $1', { bind: [current.id], transaction });
+    await sequelize.query(
+      `UPDATE polls SET options = $2::text[], multiple = $3, hide_totals = $4,
+              expires_at = now() + make_interval(secs => $5), closed_at = NULL, updated_at = now(),
+              tallies = CASE WHEN $6 THEN array_fill(0, ARRAY[cardinality($2::text[])]) ELSE tallies END,
+              votes_count = CASE WHEN $6 THEN 0 ELSE votes_count END,
+              voters_count = CASE WHEN $6 THEN 0 ELSE voters_count END
+        WHERE id = $1`,
+      {
+        bind: [current.id, poll.options, poll.multiple, poll.hideTotals, poll.expiresIn ?? 0, changed],
+        transaction,
+      },
+    );
+  }
+
   /** After the status committed: the job that closes its poll at the end. */
   async scheduleClose(statusId: string): Promise<void> {
     const [row] = await this.deps.sequelize.query<{ id: string; seconds: number }>(

@@ -248,6 +248,35 @@ describe('polls: POST /api/v1/statuses with poll, GET /api/v1/polls/:id, votes (
     expect(total).to.equal(6);
   });
 
+  it('edits a poll with its status (PUT): same options keep the votes, new ones reset them, none removes it', async () => {
+    const status = (await post(alice, { status: 'edit me', poll: { options: ['x', 'y'], expires_in: 3600 } }))
+      .body;
+    const pollId = (status.poll as Json).id;
+    await vote(bob, pollId, [1]);
+    const put = (json: Json) =>
+      rest(t.url, `/api/v1/statuses/${String(status.id)}`, { method: 'PUT', token: alice.token, json });
+    const same = await put({ status: 'edit me again', poll: { options: ['x', 'y'], expires_in: 7200 } });
+    expect(same.status).to.equal(200);
+    expect(same.body.poll).to.deep.include({ id: pollId, votes_count: 1 });
+    expect(Date.parse(String((same.body.poll as Json).expires_at)) - Date.now()).to.be.greaterThan(7000_000);
+    const changed = await put({
+      status: 'new options',
+      poll: { options: ['x', 'y', 'z'], expires_in: 3600 },
+    });
+    expect(changed.body.poll).to.deep.include({ id: pollId, votes_count: 0, voters_count: 0 });
+    expect(((changed.body.poll as Json).options as Json[]).map((o) => o.votes_count)).to.deep.equal([
+      0, 0, 0,
+    ]);
+    // bob may vote again on the new options.
+    expect((await vote(bob, pollId, [2])).status).to.equal(200);
+    const bad = await put({ status: 'bad', poll: { options: ['only'], expires_in: 3600 } });
+    expect(bad.status).to.equal(422);
+    expect((await rest(t.url, `/api/v1/polls/${String(pollId)}`)).body.votes_count).to.equal(1);
+    const removed = await put({ status: 'no poll any more' });
+    expect(removed.body.poll).to.equal(null);
+    expect((await rest(t.url, `/api/v1/polls/${String(pollId)}`)).status).to.equal(404);
+  });
+
   it('needs write:statuses to vote and a user token', async () => {
     const poll = (await post(alice, { status: 'scoped', poll: { options: ['x', 'y'], expires_in: 3600 } }))
       .body.poll as Json;

@@ -94,6 +94,7 @@ export const editStatusParams = paramsObject({
   sensitive: flag,
   spoiler_text: text,
   language,
+  poll: pollParam,
 });
 
 /** POST /reblog. */

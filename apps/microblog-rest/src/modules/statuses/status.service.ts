@@ -67,6 +67,8 @@ export interface StatusEdit {
   sensitive: boolean | undefined;
   spoilerText: string | undefined;
   language: string | undefined;
+  /** The poll after the edit; null (or absent) removes one, as the reference's edit does. */
+  poll?: NewPoll | null | undefined;
 }
 
 /** One version of a status (GET /history): the first and every edit. */
@@ -264,6 +266,7 @@ export class StatusService {
     if (mediaIds.length > this.deps.limits.maxMediaAttachments) {
       throw new BadInput(MESSAGES.tooManyMedia(this.deps.limits.maxMediaAttachments));
     }
+    if (input.poll) this.deps.polls.check(input.poll, mediaIds.length, this.deps.limits.maxMediaAttachments);
     const rendered = await this.render(text);
     const language = input.language ?? (input.text === undefined ? row.language : detectLanguage(text));
     const sensitive = input.sensitive ?? row.sensitive;
@@ -307,9 +310,11 @@ export class StatusService {
         transaction,
       });
       await this.saveEntities(row.id, rendered, transaction);
+      await this.deps.polls.replace(row.id, author.id, input.poll ?? null, transaction);
       const edited = { ...row, text, content: rendered.html, spoilerText, sensitive, language };
       await this.saveVersion(edited, mediaIds, new Date(), transaction);
     });
+    if (input.poll) await this.deps.polls.scheduleClose(row.id);
   }
 
   /** GET /history: every version, oldest first (one version for a status never edited). */
