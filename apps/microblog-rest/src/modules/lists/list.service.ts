@@ -197,7 +197,8 @@ export class ListService {
 
   /**
    * GET /api/v1/timelines/list/:id: a page of the list's feed, newest first, without blocked, muted
-   * or domain-blocked authors (as the home timeline). Errors: NotFound.
+   * or domain-blocked authors nor reblogs of follows asked without them (as the home timeline).
+   * Errors: NotFound.
    */
   async timeline(ownerId: string, id: string, page: PageRequest): Promise<string[]> {
     const list = await this.get(ownerId, id);
@@ -214,6 +215,9 @@ export class ListService {
                            AND (m.expires_at IS NULL OR m.expires_at > now()))
           AND NOT EXISTS (SELECT 1 FROM account_domain_blocks d JOIN actors a ON a.domain = d.domain
                            WHERE d.account_id = $2 AND a.id IN (s.account_id, r.account_id))
+          AND (s.reblog_of_id IS NULL OR NOT EXISTS (
+                SELECT 1 FROM follows f WHERE f.actor_id = $2 AND f.target_actor_id = s.account_id
+                   AND NOT f.show_reblogs))
         ORDER BY ${paged.order} LIMIT ${page.limit}`,
       { bind: [list.id, ownerId, ...paged.values], type: QueryTypes.SELECT },
     );

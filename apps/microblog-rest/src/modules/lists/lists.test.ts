@@ -181,6 +181,28 @@ describe('lists: /api/v1/lists, members, list timelines written on post (issue 1
     expect(await feed(alice, l.id)).to.deep.equal([bobs]);
   });
 
+  it('reads the list feed as home: no muted authors, no reblogs of follows asked without them', async () => {
+    const frank = await signedInAccount(t, app, 'frank');
+    const gina = await signedInAccount(t, app, 'gina');
+    for (const who of [frank, gina])
+      await t.ctx.federation.follows.follow(alice.id, who.id, { accepted: true });
+    const l = await list(alice, { title: 'Filtered' });
+    await call(alice, `/api/v1/lists/${String(l.id)}/accounts`, 'POST', { account_ids: [frank.id, gina.id] });
+    await settle();
+    const franks = await post(frank, { status: 'frank speaks' });
+    const ginas = await post(gina, { status: 'gina speaks' });
+    const reblog = await call(frank, `/api/v1/statuses/${ginas}/reblog`, 'POST');
+    await settle();
+    expect(await feed(alice, l.id)).to.deep.equal([String(reblog.body.id), ginas, franks]);
+    // No reblogs from frank, then gina muted.
+    expect(
+      (await call(alice, `/api/v1/accounts/${frank.id}/follow`, 'POST', { reblogs: false })).status,
+    ).to.equal(200);
+    expect(await feed(alice, l.id)).to.deep.equal([ginas, franks]);
+    expect((await call(alice, `/api/v1/accounts/${gina.id}/mute`, 'POST')).status).to.equal(200);
+    expect(await feed(alice, l.id)).to.deep.equal([franks]);
+  });
+
   it('follows replies_policy: list members, followed accounts, or none but the owner', async () => {
     const policies = ['list', 'followed', 'none'] as const;
     const ids: Record<string, string> = {};
