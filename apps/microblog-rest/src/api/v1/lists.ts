@@ -88,12 +88,14 @@ export function listsRouter(deps: ListsRouterDeps): Router {
     .get(
       guards.requireUser('read:lists'),
       validated({ ...byId, query: pageParams(40, 80) }, async ({ params, query }, res, req) => {
-        const page = await lists.members(await owner(res), params.id, query);
+        // `limit=0`: every member, unpaged (the reference's documented exception).
+        const all = req.query.limit === '0';
+        const page = await lists.members(await owner(res), params.id, all ? { limit: null } : query);
         const accounts = await loadAccounts(
           deps.accountViews,
           page.items.map((item) => item.accountId),
         );
-        setLinkHeader(req, res, publicUrl, page, query.limit);
+        if (!all) setLinkHeader(req, res, publicUrl, page, query.limit);
         res.json(
           page.items.flatMap((item) => {
             const view = accounts.get(item.accountId);

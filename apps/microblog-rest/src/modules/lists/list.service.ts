@@ -121,13 +121,24 @@ export class ListService {
     await this.deps.sequelize.query('DELETE FROM lists WHERE id = $1', { bind: [list.id] });
   }
 
-  /** GET /api/v1/lists/:id/accounts: member account ids, paged by membership. Errors: NotFound. */
+  /**
+   * GET /api/v1/lists/:id/accounts: member account ids, paged by membership (`limit: null`: all of
+   * them, bounded by the owner's follows). Errors: NotFound.
+   */
   async members(
     ownerId: string,
     id: string,
-    page: PageParams,
+    page: PageParams | { limit: null },
   ): Promise<Page<{ accountId: string; cursor: string }>> {
     const list = await this.get(ownerId, id);
+    if (page.limit === null) {
+      const items = await this.deps.sequelize.query<{ accountId: string; cursor: string }>(
+        `SELECT la.account_id::text AS "accountId", la.id::text AS cursor FROM list_accounts la
+          WHERE la.list_id = $1 ORDER BY la.id DESC`,
+        { bind: [list.id], type: QueryTypes.SELECT },
+      );
+      return { items };
+    }
     const bind: unknown[] = [list.id];
     const sql = linkPageSql('la.id', page, bind);
     const rows = await this.deps.sequelize.query<{ accountId: string; cursor: string }>(

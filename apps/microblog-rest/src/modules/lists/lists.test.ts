@@ -145,6 +145,10 @@ describe('lists: /api/v1/lists, members, list timelines written on post (issue 1
     expect(second.body.map((a) => a.id)).to.deep.equal([bob.id]);
     const clamped = await rest<Json[]>(t.url, `${path}?limit=1000`, { token: alice.token });
     expect(clamped.body).to.have.length(2);
+    // limit=0: all of them, without pages.
+    const everyone = await rest<Json[]>(t.url, `${path}?limit=0`, { token: alice.token });
+    expect(everyone.body.map((a) => a.id)).to.deep.equal([carol.id, bob.id]);
+    expect(everyone.headers.get('link')).to.equal(null);
 
     const holding = await call(alice, `/api/v1/accounts/${bob.id}/lists`);
     expect((holding.body as unknown as Json[]).map((x) => x.id)).to.include(l.id);
