@@ -16,6 +16,11 @@ import { MediaAttachmentService } from './modules/media/media-attachment.service
 import { ProfileImages } from './modules/media/profile-images.js';
 import { RelationshipService } from './modules/relationships/index.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
+import { ConversationService } from './modules/conversations/conversation.service.js';
+import { ListService } from './modules/lists/list.service.js';
+import { MarkerService } from './modules/markers/marker.service.js';
+import { PollService } from './modules/polls/poll.service.js';
+import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
@@ -64,6 +69,16 @@ export interface AppContextParts {
   remoteMedia: RemoteMedia;
   /** Statuses: posting, reading, edits, reblogs, favourites, bookmarks, pins, the home fan-out. */
   statuses: StatusService;
+  /** Polls on statuses: votes, and the job that closes them at their end. */
+  polls: PollService;
+  /** Statuses kept for later and published by a job at their time. */
+  scheduledStatuses: ScheduledStatusService;
+  /** Lists of followed accounts and their feeds (written by the statuses fan-out). */
+  lists: ListService;
+  /** Direct conversations per participant (written by the statuses fan-out). */
+  conversations: ConversationService;
+  /** Reading positions of the home timeline and notifications. */
+  markers: MarkerService;
   /** The pages of the home, public and hashtag timelines. */
   timelines: TimelineService;
   /** Request limits shared by every process of the service (packages/auth). */
@@ -177,6 +192,9 @@ export const AppContext = {
       const pushHub = overrides.pushHub ?? microblogPushHub(config, infrastructure, actors, federation);
       const rateLimiter =
         overrides.rateLimiter ?? new RateLimiter(sequelize, { logger, safelist: config.rateLimits.safelist });
+      const polls =
+        overrides.polls ??
+        new PollService({ sequelize, queue: infrastructure.queue, logger, limits: config.limits.polls });
       const statuses =
         overrides.statuses ??
         new StatusService({
@@ -187,12 +205,25 @@ export const AppContext = {
           publicUrl: config.http.publicUrl,
           limits: { ...config.limits.statuses, maxPinnedStatuses: config.limits.accounts.maxPinnedStatuses },
           remoteImages: remoteMedia,
+          polls,
         });
+      const lists = overrides.lists ?? new ListService({ sequelize, queue: infrastructure.queue, logger });
+      statuses.addFeedWriter((statusId) => lists.fanOut(statusId));
+      const conversations = overrides.conversations ?? new ConversationService({ sequelize });
+      const scheduledStatuses =
+        overrides.scheduledStatuses ??
+        new ScheduledStatusService({ sequelize, queue: infrastructure.queue, logger, actors, statuses });
+      statuses.addFeedWriter((statusId) => conversations.fanOut(statusId));
       // A follow that starts counting brings the target's statuses into the follower's home feed; an
       // accepted follow that ends takes them out (jobs; only local followers have a home feed).
       federation.follows.addListener({
         accepted: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, true),
         removed: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, false),
+      });
+      // An unfollow also takes the account out of the follower's lists (as the reference).
+      federation.follows.addListener({
+        accepted: async () => {},
+        removed: (follow) => lists.followEnded(follow.actorId, follow.targetActorId),
       });
       const accounts =
         overrides.accounts ??
@@ -226,6 +257,8 @@ export const AppContext = {
           jobs: [
             ...maintenanceJobs({ users, rateLimiter, pushHub, media, statuses, relationships }),
             ...federation.maintenanceJobs(),
+            ...polls.periodicJobs(),
+            ...scheduledStatuses.periodicJobs(),
           ],
         });
       const parts: AppContextParts = {
@@ -250,6 +283,11 @@ export const AppContext = {
         media,
         remoteMedia,
         statuses,
+        polls,
+        scheduledStatuses,
+        lists,
+        conversations,
+        markers: overrides.markers ?? new MarkerService({ sequelize }),
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,
         jobs,

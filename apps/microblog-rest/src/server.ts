@@ -18,6 +18,11 @@ import { followRequestsRouter } from './api/v1/follow-requests.js';
 import { mutesRouter } from './api/v1/mutes.js';
 import { preferencesRouter } from './api/v1/preferences.js';
 import { instanceV1Router } from './api/v1/instance.js';
+import { conversationsRouter } from './api/v1/conversations.js';
+import { listsRouter } from './api/v1/lists.js';
+import { markersRouter } from './api/v1/markers.js';
+import { pollsRouter } from './api/v1/polls.js';
+import { scheduledStatusesRouter } from './api/v1/scheduled-statuses.js';
 import { statusesRouter } from './api/v1/statuses.js';
 import { timelinesRouter } from './api/v1/timelines.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
@@ -140,9 +145,29 @@ export function createApp(ctx: AppContext): express.Express {
     statusesRouter({
       ...statusDeps,
       accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+      scheduledStatuses: ctx.scheduledStatuses,
     }),
   );
-  app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines }));
+  app.use(scheduledStatusesRouter({ ...statusDeps, scheduledStatuses: ctx.scheduledStatuses }));
+  app.use(markersRouter(ctx.markers, accounts, guards));
+  app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
+  app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines, lists: ctx.lists }));
+  app.use(
+    conversationsRouter({
+      ...statusDeps,
+      conversations: ctx.conversations,
+      accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+    }),
+  );
+  app.use(
+    listsRouter({
+      lists: ctx.lists,
+      accounts,
+      guards,
+      publicUrl,
+      accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+    }),
+  );
   app.use(favouritesRouter({ ...statusDeps, timelines: ctx.timelines }));
   app.use(bookmarksRouter({ ...statusDeps, timelines: ctx.timelines }));
   // /api/v2/* (api/v2/<resource>.ts)
@@ -186,6 +211,9 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.media.registerWorker();
       await ctx.remoteMedia.jobs.registerWorker();
       await ctx.statuses.registerWorker();
+      await ctx.polls.registerWorker();
+      await ctx.scheduledStatuses.registerWorker();
+      await ctx.lists.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       // Web processes only enqueue: housekeeping runs where workers run.

@@ -2,6 +2,7 @@ import { acctOf } from '@agora/federation';
 import type { StatusView } from '../modules/statuses/views/status.view.js';
 import { serializeAccount, type AccountJson } from './account.js';
 import { serializeMediaAttachment, type MediaAttachmentJson } from './media-attachment.js';
+import { serializePoll, type PollJson } from './poll.js';
 
 export interface StatusMentionJson {
   id: string;
@@ -38,7 +39,7 @@ export interface StatusJson {
   in_reply_to_id: string | null;
   in_reply_to_account_id: string | null;
   reblog: StatusJson | null;
-  poll: null;
+  poll: PollJson | null;
   card: null;
   language: string | null;
   text: string | null;
@@ -97,7 +98,7 @@ export function serializeStatus(
     in_reply_to_id: row.inReplyToId,
     in_reply_to_account_id: row.inReplyToAccountId,
     reblog: view.reblog ? serializeStatus(view.reblog, context, { nested: true }) : null,
-    poll: null,
+    poll: view.poll ? serializePoll(view.poll) : null,
     card: null,
     language: row.language,
     text: options.withText ? row.text : null,

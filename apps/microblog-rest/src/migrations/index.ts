@@ -11,6 +11,11 @@ import { mediaAttachments } from './20261123000000-media-attachments.js';
 import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
 import { statuses } from './20261127100000-statuses.js';
 import { relationships } from './20261127110100-relationships.js';
+import { polls } from './20261127123000-polls.js';
+import { scheduledStatuses } from './20261127123100-scheduled-statuses.js';
+import { markers } from './20261127123200-markers.js';
+import { lists } from './20261127123300-lists.js';
+import { accountConversations } from './20261127123400-account-conversations.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -35,6 +40,11 @@ export function migrationSets(): MigrationSet[] {
         mediaOrphanKeys,
         statuses,
         relationships,
+        polls,
+        scheduledStatuses,
+        markers,
+        lists,
+        accountConversations,
       ],
     },
   ];

@@ -17,9 +17,13 @@ import {
   type StatusRouteDeps,
 } from '../../modules/statuses/statuses-http.js';
 import { loadAccounts } from '../../modules/statuses/views/accounts.view.js';
+import type { ScheduledStatusService } from '../../modules/scheduled-statuses/scheduled-status.service.js';
+import { serializeScheduledStatus } from '../../entities/scheduled-status.js';
 import { ACCOUNT_PAGE, pageRequest } from '../../modules/timelines/pagination.js';
 
 export interface StatusesRouterDeps extends StatusRouteDeps {
+  /** `scheduled_at` in the future: the status is kept and posted by a job. */
+  scheduledStatuses: ScheduledStatusService;
   guards: BearerGuards;
   publicUrl: string;
   /** For the accounts of reblogged_by / favourited_by. */
@@ -59,7 +63,7 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
       validated({ body: createStatusParams }, async ({ body }, res, req) => {
         const account = await callerAccount(deps, res);
         const key = req.get('Idempotency-Key');
-        const id = await statuses.create(account, {
+        const input = {
           text: body.status,
           mediaIds: body.media_ids ?? [],
           inReplyToId: body.in_reply_to_id,
@@ -69,7 +73,15 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
           language: body.language,
           idempotencyKey: key === undefined || key === '' ? undefined : key,
           applicationId: authOf(res).application.id,
-        });
+          poll: body.poll,
+        };
+        // A time in the past posts now, as the reference does; the near future is refused.
+        if (body.scheduled_at !== undefined && body.scheduled_at.getTime() > Date.now()) {
+          const scheduled = await deps.scheduledStatuses.schedule(account, input, body.scheduled_at);
+          res.json(serializeScheduledStatus(scheduled, deps.json.mediaUrl));
+          return;
+        }
+        const id = await statuses.create(account, input);
         res.json(await statusJson(deps, id, account.id));
       }),
     )
@@ -94,6 +106,7 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
           sensitive: body.sensitive,
           spoilerText: body.spoiler_text,
           language: body.language,
+          poll: body.poll ?? null,
         });
         res.json(await statusJson(deps, params.id, account.id));
       }),

@@ -12,9 +12,11 @@ import {
 } from '../../modules/statuses/statuses-http.js';
 import { pageRequest, STATUS_PAGE } from '../../modules/timelines/pagination.js';
 import type { TimelineService } from '../../modules/timelines/timeline.service.js';
+import type { ListService } from '../../modules/lists/list.service.js';
 
 export interface TimelinesRouterDeps extends StatusRouteDeps {
   timelines: TimelineService;
+  lists: ListService;
   guards: BearerGuards;
   publicUrl: string;
 }
@@ -37,7 +39,7 @@ const tagList = z
 
 const publicQuery = z.object({ ...STATUS_PAGE, local: flag, remote: flag, only_media: flag });
 
-/** /api/v1/timelines: home (signed in), public and tag (public). Newest first, Link-paged (§2). */
+/** /api/v1/timelines: home and list (signed in), public and tag (public). Newest first, Link-paged (§2). */
 export function timelinesRouter(deps: TimelinesRouterDeps): Router {
   const { timelines, guards } = deps;
   const router = Router();
@@ -57,6 +59,24 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
       const account = await callerAccount(deps, res);
       await answer(req, res, await timelines.home(account.id, pageRequest(query, 20)), account.id);
     }),
+  );
+
+  // A list's feed (written on post like home); another account's list is 404.
+  router.get(
+    '/api/v1/timelines/list/:id',
+    guards.requireUser('read:lists'),
+    validated(
+      { params: z.object({ id: z.string() }), query: z.object(STATUS_PAGE) },
+      async ({ params, query }, res, req) => {
+        const account = await callerAccount(deps, res);
+        await answer(
+          req,
+          res,
+          await deps.lists.timeline(account.id, params.id, pageRequest(query, 20)),
+          account.id,
+        );
+      },
+    ),
   );
 
   router.get(

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { paramsObject } from '../../http/request-schema.js';
 import { VALIDATION } from '../../http/validation-codes.js';
 import { railsBoolean } from '../accounts/account-validation.js';
+import { pollParam } from '../polls/poll-params.js';
 import { VISIBILITIES, type Visibility } from './status.model.js';
 
 /** A Rails text parameter: a string, or a number sent as JSON; absent otherwise. */
@@ -59,6 +60,20 @@ const language = z
   })
   .optional();
 
+/** `scheduled_at`: an ISO 8601 time (blank is absent); anything else is 422. */
+export const scheduledAt = z
+  .unknown()
+  .transform((value, ctx): Date | undefined => {
+    if (value === undefined || value === null || value === '') return undefined;
+    const time = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : NaN;
+    if (Number.isNaN(time)) {
+      ctx.addIssue({ code: 'custom', message: VALIDATION.invalid.message });
+      return undefined;
+    }
+    return new Date(time);
+  })
+  .optional();
+
 /** POST /api/v1/statuses (and the early POST /api/statuses). */
 export const createStatusParams = paramsObject({
   status: text,
@@ -68,6 +83,8 @@ export const createStatusParams = paramsObject({
   spoiler_text: text,
   visibility,
   language,
+  poll: pollParam,
+  scheduled_at: scheduledAt,
 });
 
 /** PUT /api/v1/statuses/:id. */
@@ -77,6 +94,7 @@ export const editStatusParams = paramsObject({
   sensitive: flag,
   spoiler_text: text,
   language,
+  poll: pollParam,
 });
 
 /** POST /reblog. */

@@ -6,6 +6,8 @@ import { detectAll } from 'tinyld';
 import { tagUrl } from '../../entities/status.js';
 import type { RemoteAccountImages } from '../accounts/account.service.js';
 import { characterCount } from '../accounts/profile-text.js';
+import type { NewPoll } from '../polls/poll-params.js';
+import type { PollService } from '../polls/poll.service.js';
 import { STATUS_COLUMNS, visibleTo, type StatusRow, type Visibility } from './status.model.js';
 import { extractEntities, renderStatusHtml, statusLength, type LinkedMention } from './status-text.js';
 import { loadStatusViews, type StatusView } from './views/status.view.js';
@@ -40,6 +42,8 @@ export interface StatusServiceDeps {
   publicUrl: string;
   limits: StatusLimits;
   remoteImages?: RemoteAccountImages | undefined;
+  /** A status's poll: checked, written in its transaction, closed by its job, hydrated with it. */
+  polls: PollService;
 }
 
 export interface NewStatus {
@@ -52,6 +56,9 @@ export interface NewStatus {
   language: string | undefined;
   idempotencyKey: string | undefined;
   applicationId: string | null;
+  poll?: NewPoll | undefined;
+  /** Publishing a scheduled status: the media it holds may be attached (and no other's). */
+  scheduledStatusId?: string | undefined;
 }
 
 export interface StatusEdit {
@@ -60,6 +67,8 @@ export interface StatusEdit {
   sensitive: boolean | undefined;
   spoilerText: string | undefined;
   language: string | undefined;
+  /** The poll after the edit; null (or absent) removes one, as the reference's edit does. */
+  poll?: NewPoll | null | undefined;
 }
 
 /** One version of a status (GET /history): the first and every edit. */
@@ -95,6 +104,8 @@ const MESSAGES = {
  */
 export class StatusService {
   private readonly localHost: string;
+  /** Other feeds written on post by the fan-out job (the lists'), after the home feeds. */
+  private readonly feedWriters: Array<(statusId: string) => Promise<unknown>> = [];
 
   constructor(private readonly deps: StatusServiceDeps) {
     this.localHost = new URL(deps.publicUrl).host.toLowerCase();
@@ -122,16 +133,7 @@ export class StatusService {
       const existing = await this.idempotentStatus(author.id, input.idempotencyKey);
       if (existing) return existing;
     }
-    const text = input.text ?? '';
-    const spoilerText = input.spoilerText ?? '';
-    const mediaIds = [...new Set(input.mediaIds)];
-    this.checkText(text, spoilerText, mediaIds.length);
-    if (mediaIds.length > this.deps.limits.maxMediaAttachments) {
-      throw new BadInput(MESSAGES.tooManyMedia(this.deps.limits.maxMediaAttachments));
-    }
-    const parent =
-      input.inReplyToId === undefined ? null : await this.visibleRow(input.inReplyToId, author.id);
-    if (parent?.reblogOfId) throw new NotFound(RECORD_NOT_FOUND);
+    const { text, spoilerText, mediaIds, parent } = await this.checkNew(author, input);
     const visibility = input.visibility ?? (await this.defaultVisibility(author.id));
     const language = input.language ?? detectLanguage(text);
     const rendered = await this.render(text);
@@ -169,7 +171,8 @@ export class StatusService {
             transaction,
           },
         );
-        await this.attachMedia(id, author.id, mediaIds, transaction);
+        await this.attachMedia(id, author.id, mediaIds, transaction, input.scheduledStatusId);
+        if (input.poll) await this.deps.polls.insert(id, author.id, input.poll, transaction);
         await this.saveEntities(id, rendered, transaction);
         // The author sees their status at once; followers' feeds are the job's.
         await sequelize.query('INSERT INTO home_feed (account_id, status_id) VALUES ($1, $2)', {
@@ -189,13 +192,37 @@ export class StatusService {
         }
         return id;
       });
-      // After the commit, so the job finds the status.
+      // After the commit, so the jobs find the status.
       await this.fanOutLater(created);
+      if (input.poll) await this.deps.polls.scheduleClose(created);
       return created;
     } catch (error) {
       if (error instanceof IdempotentTwin) return error.statusId;
       throw error;
     }
+  }
+
+  /**
+   * The checks of a new status that need no write (text, media, poll, the parent): what POST
+   * /api/v1/statuses with `scheduled_at` runs before it keeps the status for later. Errors: BadInput,
+   * NotFound (a parent the author may not see).
+   */
+  async checkNew(
+    author: Actor,
+    input: NewStatus,
+  ): Promise<{ text: string; spoilerText: string; mediaIds: string[]; parent: StatusRow | null }> {
+    const text = input.text ?? '';
+    const spoilerText = input.spoilerText ?? '';
+    const mediaIds = [...new Set(input.mediaIds)];
+    this.checkText(text, spoilerText, mediaIds.length);
+    if (mediaIds.length > this.deps.limits.maxMediaAttachments) {
+      throw new BadInput(MESSAGES.tooManyMedia(this.deps.limits.maxMediaAttachments));
+    }
+    if (input.poll) this.deps.polls.check(input.poll, mediaIds.length, this.deps.limits.maxMediaAttachments);
+    const parent =
+      input.inReplyToId === undefined ? null : await this.visibleRow(input.inReplyToId, author.id);
+    if (parent?.reblogOfId) throw new NotFound(RECORD_NOT_FOUND);
+    return { text, spoilerText, mediaIds, parent };
   }
 
   private async fanOutLater(statusId: string): Promise<void> {
@@ -239,6 +266,7 @@ export class StatusService {
     if (mediaIds.length > this.deps.limits.maxMediaAttachments) {
       throw new BadInput(MESSAGES.tooManyMedia(this.deps.limits.maxMediaAttachments));
     }
+    if (input.poll) this.deps.polls.check(input.poll, mediaIds.length, this.deps.limits.maxMediaAttachments);
     const rendered = await this.render(text);
     const language = input.language ?? (input.text === undefined ? row.language : detectLanguage(text));
     const sensitive = input.sensitive ?? row.sensitive;
@@ -282,9 +310,11 @@ export class StatusService {
         transaction,
       });
       await this.saveEntities(row.id, rendered, transaction);
+      await this.deps.polls.replace(row.id, author.id, input.poll ?? null, transaction);
       const edited = { ...row, text, content: rendered.html, spoilerText, sensitive, language };
       await this.saveVersion(edited, mediaIds, new Date(), transaction);
     });
+    if (input.poll) await this.deps.polls.scheduleClose(row.id);
   }
 
   /** GET /history: every version, oldest first (one version for a status never edited). */
@@ -596,6 +626,11 @@ export class StatusService {
    * every follower for public, unlisted and private statuses, only mentioned followers for direct
    * ones. Idempotent, so a retried job writes nothing twice.
    */
+  /** Adds a feed the fan-out job writes after the home feeds (idempotent, as the job may retry). */
+  addFeedWriter(writer: (statusId: string) => Promise<unknown>): void {
+    this.feedWriters.push(writer);
+  }
+
   async fanOut(statusId: string): Promise<number> {
     const [result] = await this.deps.sequelize.query<{ n: number }>(
       `WITH s AS (SELECT id, account_id, visibility FROM statuses WHERE id = $1 AND deleted_at IS NULL),
@@ -604,12 +639,16 @@ export class StatusService {
               SELECT f.actor_id, s.id FROM s
                 JOIN follows f ON f.target_actor_id = s.account_id AND f.accepted_at IS NOT NULL
                 JOIN actors a ON a.id = f.actor_id AND a.domain IS NULL
-               WHERE s.visibility <> 'direct'
-                  OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = f.actor_id)
+               WHERE (s.visibility <> 'direct'
+                  OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = f.actor_id))
+                 -- An author in one of the follower's exclusive lists shows in that list, not at home.
+                 AND NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
+                                  WHERE la.account_id = s.account_id AND l.account_id = f.actor_id AND l.exclusive)
               ON CONFLICT DO NOTHING RETURNING 1)
        SELECT count(*)::int AS n FROM inserted`,
       { bind: [statusId], type: QueryTypes.SELECT },
     );
+    for (const writer of this.feedWriters) await writer(statusId);
     return result?.n ?? 0;
   }
 
@@ -746,14 +785,41 @@ export class StatusService {
     accountId: string,
     ids: string[],
     transaction: Transaction,
+    scheduledStatusId?: string,
+  ): Promise<void> {
+    if (ids.length === 0) return;
+    const { sequelize } = this.deps;
+    await this.attachableMedia(accountId, ids, scheduledStatusId ?? null, transaction);
+    await sequelize.query(
+      `UPDATE media_attachments SET status_id = $1, scheduled_status_id = NULL, updated_at = now()
+        WHERE id = ANY($2::bigint[])`,
+      { bind: [statusId, ids], transaction },
+    );
+  }
+
+  /**
+   * The author's own finished uploads, not attached to a status nor held by a scheduled status (but
+   * `scheduledStatusId`'s own), locked when in a transaction. Errors: BadInput naming what was refused.
+   */
+  async attachableMedia(
+    accountId: string,
+    ids: string[],
+    scheduledStatusId: string | null,
+    transaction?: Transaction,
   ): Promise<void> {
     if (ids.length === 0) return;
     const { sequelize } = this.deps;
     const valid = ids.filter((id) => isRowId(id));
     const rows = await sequelize.query<{ id: string; type: string; processing: string }>(
       `SELECT id::text AS id, type, processing FROM media_attachments
-        WHERE id = ANY($1::bigint[]) AND account_id = $2 AND status_id IS NULL FOR UPDATE`,
-      { bind: [valid, accountId], type: QueryTypes.SELECT, transaction },
+        WHERE id = ANY($1::bigint[]) AND account_id = $2 AND status_id IS NULL
+          AND (scheduled_status_id IS NULL OR scheduled_status_id = $3::bigint)
+          ${transaction ? 'FOR UPDATE' : ''}`,
+      {
+        bind: [valid, accountId, scheduledStatusId],
+        type: QueryTypes.SELECT,
+        ...(transaction ? { transaction } : {}),
+      },
     );
     const found = new Set(rows.map((row) => row.id));
     const missing = ids.filter((id) => !found.has(id));
@@ -761,10 +827,6 @@ export class StatusService {
     if (rows.some((row) => row.processing !== 'complete')) throw new BadInput(MESSAGES.notReady);
     const moving = rows.some((row) => row.type !== 'image');
     if (moving && rows.length > 1) throw new BadInput(MESSAGES.imagesAndVideo);
-    await sequelize.query(
-      'UPDATE media_attachments SET status_id = $1, updated_at = now() WHERE id = ANY($2::bigint[])',
-      { bind: [statusId, ids], transaction },
-    );
   }
 
   private async mediaIdsOf(statusId: string): Promise<string[]> {

@@ -7,6 +7,7 @@ import {
   toMediaAttachment,
   type MediaAttachmentRow,
 } from '../../media/media-attachment.model.js';
+import { loadPollsByStatus, type PollView } from '../../polls/views/poll.view.js';
 import { STATUS_COLUMNS, type StatusRow } from '../status.model.js';
 import { loadAccounts } from './accounts.view.js';
 
@@ -36,6 +37,7 @@ export interface StatusView {
   tags: string[];
   application: { name: string; website: string | null } | null;
   reblog: StatusView | null;
+  poll: PollView | null;
   viewer: ViewerFlags | null;
   /** The account the flags are for (`pinned` is shown on its own statuses only). */
   viewerId: string | null;
@@ -49,7 +51,8 @@ export interface StatusViewDeps {
 
 /**
  * Hydrates statuses for one viewer: a page costs a fixed number of queries (statuses with their
- * reblogged originals and applications, accounts (2), media, mentions, tags, the viewer's flags),
+ * reblogged originals and applications, accounts (2), media, mentions, tags, the viewer's flags,
+ * polls with the viewer's votes when the page has any),
  * not one per status. Ids that do not exist are absent from the map; deleted rows are returned too
  * (the caller decides: DELETE answers the removed status).
  */
@@ -62,10 +65,11 @@ export async function loadStatusViews(
   const unique = [...new Set(ids)];
   if (unique.length === 0) return result;
   const { sequelize } = deps;
-  type Row = StatusRow & { appName: string | null; appWebsite: string | null };
+  type Row = StatusRow & { appName: string | null; appWebsite: string | null; hasPoll: boolean };
   const rows = await sequelize.query<Row>(
     `WITH wanted AS (SELECT unnest($1::bigint[]) AS id)
-     SELECT ${STATUS_COLUMNS}, app.name AS "appName", app.website AS "appWebsite"
+     SELECT ${STATUS_COLUMNS}, app.name AS "appName", app.website AS "appWebsite",
+            EXISTS (SELECT 1 FROM polls p WHERE p.status_id = s.id) AS "hasPoll"
        FROM statuses s
        LEFT JOIN oauth_applications app ON app.id = s.application_id
       WHERE s.id IN (SELECT id FROM wanted)
@@ -75,7 +79,7 @@ export async function loadStatusViews(
   const all = new Map(rows.map((row) => [row.id, row]));
   const allIds = [...all.keys()];
   const media = defineMediaAttachmentModel(sequelize);
-  const [accounts, mediaRows, mentions, tags, flags] = await Promise.all([
+  const [accounts, mediaRows, mentions, tags, flags, polls] = await Promise.all([
     loadAccounts(
       deps,
       rows.map((row) => row.accountId),
@@ -94,6 +98,12 @@ export async function loadStatusViews(
       { bind: [allIds], type: QueryTypes.SELECT },
     ),
     viewerId === null ? Promise.resolve([]) : viewerFlags(sequelize, allIds, viewerId),
+    // Only pages with polls pay for them.
+    loadPollsByStatus(
+      sequelize,
+      rows.filter((row) => row.hasPoll).map((row) => row.id),
+      viewerId,
+    ),
   ]);
   const group = <T extends { statusId: string }>(list: T[]) => {
     const by = new Map<string, T[]>();
@@ -114,7 +124,7 @@ export async function loadStatusViews(
     if (!row) return null;
     const account = accounts.get(row.accountId);
     if (!account) return null;
-    const { appName, appWebsite, ...status } = row;
+    const { appName, appWebsite, hasPoll: _hasPoll, ...status } = row;
     const reblog = row.reblogOfId === null ? null : build(row.reblogOfId);
     if (row.reblogOfId !== null && reblog === null) return null;
     const viewerFlag = flagsBy.get(id);
@@ -126,6 +136,7 @@ export async function loadStatusViews(
       tags: (tagsBy.get(id) ?? []).map((tag) => tag.name),
       application: appName === null ? null : { name: appName, website: appWebsite },
       reblog,
+      poll: polls.get(id) ?? null,
       viewerId,
       viewer:
         viewerId === null
