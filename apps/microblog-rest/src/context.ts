@@ -17,6 +17,7 @@ import { ProfileImages } from './modules/media/profile-images.js';
 import { RelationshipService } from './modules/relationships/index.js';
 import { RemoteMedia } from './modules/remote-media/index.js';
 import { StatusService } from './modules/statuses/status.service.js';
+import { FilterService, NotificationService } from './modules/notifications/index.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
@@ -64,6 +65,10 @@ export interface AppContextParts {
   remoteMedia: RemoteMedia;
   /** Statuses: posting, reading, edits, reblogs, favourites, bookmarks, pins, the home fan-out. */
   statuses: StatusService;
+  /** Notifications of local accounts, made from the statuses' and follows' committed changes. */
+  notifications: NotificationService;
+  /** The accounts' content filters (v2 filters; v1 are their keywords), applied on reads. */
+  filters: FilterService;
   /** The pages of the home, public and hashtag timelines. */
   timelines: TimelineService;
   /** Request limits shared by every process of the service (packages/auth). */
@@ -194,6 +199,12 @@ export const AppContext = {
         accepted: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, true),
         removed: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, false),
       });
+      const notifications =
+        overrides.notifications ?? new NotificationService({ sequelize, queue: infrastructure.queue, logger });
+      // Notifications are made from what the statuses and the follow store tell once committed.
+      statuses.addListener(notifications.statusListener());
+      federation.follows.addListener(notifications.followListener());
+      const filters = overrides.filters ?? new FilterService({ sequelize });
       const accounts =
         overrides.accounts ??
         new AccountService({
@@ -250,6 +261,8 @@ export const AppContext = {
         media,
         remoteMedia,
         statuses,
+        notifications,
+        filters,
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,
         jobs,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { setPageLinks } from '../../http/link-header.js';
 import { validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
+import type { FilterContext } from '../../modules/notifications/filter.service.js';
 import type { BearerGuards } from '../../modules/oauth/bearer.js';
 import {
   callerAccount,
@@ -42,8 +43,14 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
   const { timelines, guards } = deps;
   const router = Router();
 
-  const answer = async (req: Request, res: Response, ids: string[], viewer: string | null) => {
-    const json = await statusesJson(deps, ids, viewer);
+  const answer = async (
+    req: Request,
+    res: Response,
+    ids: string[],
+    viewer: string | null,
+    context: FilterContext,
+  ) => {
+    const json = await statusesJson(deps, ids, viewer, context);
     const first = ids[0];
     const last = ids.at(-1);
     setPageLinks(req, res, deps.publicUrl, first && last ? { newest: first, oldest: last } : null);
@@ -55,7 +62,7 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
     guards.requireUser('read:statuses'),
     validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
       const account = await callerAccount(deps, res);
-      await answer(req, res, await timelines.home(account.id, pageRequest(query, 20)), account.id);
+      await answer(req, res, await timelines.home(account.id, pageRequest(query, 20)), account.id, 'home');
     }),
   );
 
@@ -68,7 +75,7 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
         remote: query.remote ?? false,
         onlyMedia: query.only_media ?? false,
       };
-      await answer(req, res, await timelines.public(filter, pageRequest(query, 20)), viewer);
+      await answer(req, res, await timelines.public(filter, pageRequest(query, 20)), viewer, 'public');
     }),
   );
 
@@ -92,7 +99,7 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
           },
           pageRequest(query, 20),
         );
-        await answer(req, res, ids, viewer);
+        await answer(req, res, ids, viewer, 'public');
       },
     ),
   );
