@@ -200,7 +200,8 @@ export const AppContext = {
         removed: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, false),
       });
       const notifications =
-        overrides.notifications ?? new NotificationService({ sequelize, queue: infrastructure.queue, logger });
+        overrides.notifications ??
+        new NotificationService({ sequelize, queue: infrastructure.queue, logger });
       // Notifications are made from what the statuses and the follow store tell once committed.
       statuses.addListener(notifications.statusListener());
       federation.follows.addListener(notifications.followListener());

@@ -1,4 +1,9 @@
-import type { Filter, FilterKeyword, FilterMatch, FilterStatus } from '../modules/notifications/filter.service.js';
+import type {
+  Filter,
+  FilterKeyword,
+  FilterMatch,
+  FilterStatus,
+} from '../modules/notifications/filter.service.js';
 
 export interface FilterKeywordJson {
   id: string;

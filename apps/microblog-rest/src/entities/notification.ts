@@ -111,7 +111,8 @@ export function serializeGroupedNotifications(
     if (json && !statuses.has(json.id)) statuses.set(json.id, json);
   }
   const accountJson = new Map<string, AccountJson>();
-  for (const account of accounts) accountJson.set(account.actor.id, serializeAccount(account, context.publicUrl));
+  for (const account of accounts)
+    accountJson.set(account.actor.id, serializeAccount(account, context.publicUrl));
   for (const status of statuses.values())
     if (!accountJson.has(status.account.id)) accountJson.set(status.account.id, status.account);
   return {

@@ -86,7 +86,9 @@ export const notificationsAndFilters: Migration = {
         status_id bigint NOT NULL REFERENCES statuses (id) ON DELETE CASCADE,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q('CREATE UNIQUE INDEX filter_statuses_filter_status_key ON filter_statuses (filter_id, status_id)');
+    await q(
+      'CREATE UNIQUE INDEX filter_statuses_filter_status_key ON filter_statuses (filter_id, status_id)',
+    );
     await q('CREATE INDEX filter_statuses_status_idx ON filter_statuses (status_id)');
   },
   async down({ sequelize }) {

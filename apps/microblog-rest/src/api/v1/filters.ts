@@ -13,7 +13,9 @@ const byId = { params: z.object({ id: pathParam }) };
  * /api/v1/filters (deprecated since 4.0, still called by megalodon and older clients): each keyword of
  * a v2 filter is one v1 filter (its id is the keyword's); `irreversible` is the `hide` action.
  */
-export function filtersV1Router(deps: Pick<NotificationRouteDeps, 'filters' | 'accounts' | 'guards'>): Router {
+export function filtersV1Router(
+  deps: Pick<NotificationRouteDeps, 'filters' | 'accounts' | 'guards'>,
+): Router {
   const { filters, guards } = deps;
   const read = guards.requireUser('read:filters');
   const write = guards.requireUser('write:filters');
@@ -25,7 +27,9 @@ export function filtersV1Router(deps: Pick<NotificationRouteDeps, 'filters' | 'a
       read,
       validated({}, async (_input, res) => {
         const all = await filters.list(await callerId(deps, res));
-        res.json(all.flatMap((filter) => filter.keywords.map((keyword) => serializeV1Filter(filter, keyword))));
+        res.json(
+          all.flatMap((filter) => filter.keywords.map((keyword) => serializeV1Filter(filter, keyword))),
+        );
       }),
     )
     .post(
@@ -33,7 +37,9 @@ export function filtersV1Router(deps: Pick<NotificationRouteDeps, 'filters' | 'a
       validated({ body: v1FilterParams }, async ({ body }, res) => {
         const phrase = (body.phrase ?? '').trim();
         if (phrase === '')
-          throw new BadInput("Validation failed: Phrase can't be blank", { fields: { phrase: ["can't be blank"] } });
+          throw new BadInput("Validation failed: Phrase can't be blank", {
+            fields: { phrase: ["can't be blank"] },
+          });
         const filter = await filters.create(await callerId(deps, res), {
           title: phrase,
           context: body.context,
@@ -66,7 +72,12 @@ export function filtersV1Router(deps: Pick<NotificationRouteDeps, 'filters' | 'a
           expiresIn: body.expires_in,
           keywords: [{ id: keyword.id, keyword: body.phrase, wholeWord: body.whole_word }],
         });
-        res.json(serializeV1Filter(updated, updated.keywords.find((k) => k.id === keyword.id)!));
+        res.json(
+          serializeV1Filter(
+            updated,
+            updated.keywords.find((k) => k.id === keyword.id)!,
+          ),
+        );
       }),
     )
     .delete(

@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { serializeFilter, serializeFilterKeyword, serializeFilterStatus } from '../../entities/filter.js';
 import { methodNotAllowed } from '../../http/errors.js';
 import { pathParam, validated } from '../../http/request-schema.js';
-import { filterParams, filterStatusParams, keywordParams } from '../../modules/notifications/notification-params.js';
+import {
+  filterParams,
+  filterStatusParams,
+  keywordParams,
+} from '../../modules/notifications/notification-params.js';
 import { callerId, type NotificationRouteDeps } from '../../modules/notifications/notifications-http.js';
 
 const byId = { params: z.object({ id: pathParam }) };
@@ -12,7 +16,9 @@ const byId = { params: z.object({ id: pathParam }) };
  * /api/v2/filters (Mastodon 4.0): the caller's filters with their keywords and statuses
  * (read:filters / write:filters). Keywords and statuses also have routes of their own.
  */
-export function filtersV2Router(deps: Pick<NotificationRouteDeps, 'filters' | 'accounts' | 'guards'>): Router {
+export function filtersV2Router(
+  deps: Pick<NotificationRouteDeps, 'filters' | 'accounts' | 'guards'>,
+): Router {
   const { filters, guards } = deps;
   const read = guards.requireUser('read:filters');
   const write = guards.requireUser('write:filters');

@@ -181,7 +181,10 @@ export class FilterService {
   }
 
   /** A v1 filter: one keyword (by its id) with the filter it belongs to. Errors: NotFound. */
-  async keywordWithFilter(accountId: string, id: string): Promise<{ filter: Filter; keyword: FilterKeyword }> {
+  async keywordWithFilter(
+    accountId: string,
+    id: string,
+  ): Promise<{ filter: Filter; keyword: FilterKeyword }> {
     if (!isRowId(id)) throw new NotFound(RECORD_NOT_FOUND);
     const [row] = await this.deps.sequelize.query<{ filterId: string }>(
       `SELECT k.filter_id::text AS "filterId" FROM filter_keywords k JOIN filters f ON f.id = k.filter_id
@@ -246,7 +249,10 @@ export class FilterService {
     if (filters.length === 0) return NO_MATCHER;
     const compiled = filters.map((filter) => ({
       filter,
-      keywords: filter.keywords.map((keyword) => ({ keyword: keyword.keyword, pattern: keywordPattern(keyword) })),
+      keywords: filter.keywords.map((keyword) => ({
+        keyword: keyword.keyword,
+        pattern: keywordPattern(keyword),
+      })),
       statuses: new Set(filter.statuses.map((status) => status.statusId)),
     }));
     return {
@@ -381,7 +387,9 @@ export class FilterService {
 }
 
 function blank(field: string, label: string): BadInput {
-  return new BadInput(`Validation failed: ${label} can't be blank`, { fields: { [field]: ["can't be blank"] } });
+  return new BadInput(`Validation failed: ${label} can't be blank`, {
+    fields: { [field]: ["can't be blank"] },
+  });
 }
 
 function tooLong(field: string, label: string, max: number): BadInput {

@@ -4,7 +4,13 @@ import { pageParams } from '../../http/link-pagination.js';
 import { paramsObject } from '../../http/request-schema.js';
 import { VALIDATION } from '../../http/validation-codes.js';
 import { railsBoolean } from '../accounts/account-validation.js';
-import { FILTER_ACTIONS, FILTER_CONTEXTS, type FilterAction, type FilterContext, type KeywordInput } from './filter.service.js';
+import {
+  FILTER_ACTIONS,
+  FILTER_CONTEXTS,
+  type FilterAction,
+  type FilterContext,
+  type KeywordInput,
+} from './filter.service.js';
 import {
   GROUPABLE_TYPES,
   NOTIFICATION_TYPES,
@@ -28,13 +34,17 @@ const typeList = z
   .transform((value) => {
     const list = stringList(value);
     if (list === undefined) return undefined;
-    return list.filter((type): type is NotificationType => (NOTIFICATION_TYPES as readonly string[]).includes(type));
+    return list.filter((type): type is NotificationType =>
+      (NOTIFICATION_TYPES as readonly string[]).includes(type),
+    );
   })
   .optional();
 
 const accountId = z
   .unknown()
-  .transform((value) => (value === undefined || value === '' ? undefined : typeof value === 'string' ? value : ''))
+  .transform((value) =>
+    value === undefined || value === '' ? undefined : typeof value === 'string' ? value : '',
+  )
   .optional();
 
 const selectionFields = { types: typeList, exclude_types: typeList, account_id: accountId };
@@ -57,7 +67,10 @@ export const NOTIFICATION_PAGE = pageParams(40, 80);
 
 /** GET /api/v1/notifications. */
 export const listNotificationsQuery = z
-  .preprocess((value) => (typeof value === 'object' && value !== null ? value : {}), z.object(selectionFields))
+  .preprocess(
+    (value) => (typeof value === 'object' && value !== null ? value : {}),
+    z.object(selectionFields),
+  )
   .transform(toSelection);
 
 /** GET /api/v2/notifications: also `grouped_types[]` (default favourite, reblog, follow). */
@@ -80,7 +93,8 @@ export const unreadCountQuery = z
       limit: z
         .unknown()
         .transform((value) => {
-          const n = typeof value === 'string' || typeof value === 'number' ? Number.parseInt(String(value), 10) : NaN;
+          const n =
+            typeof value === 'string' || typeof value === 'number' ? Number.parseInt(String(value), 10) : NaN;
           return Number.isFinite(n) && n > 0 ? Math.min(n, 1000) : 100;
         })
         .optional(),
@@ -92,7 +106,8 @@ const policyValue = z
   .unknown()
   .transform((value, ctx): PolicyValue | undefined => {
     if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value === 'string' && (POLICY_VALUES as readonly string[]).includes(value)) return value as PolicyValue;
+    if (typeof value === 'string' && (POLICY_VALUES as readonly string[]).includes(value))
+      return value as PolicyValue;
     ctx.addIssue({ code: 'custom', message: VALIDATION.inclusion.message });
     return undefined;
   })
@@ -127,7 +142,8 @@ export const v1PolicyParams = paramsObject({
   if (body.filter_not_following !== undefined) patch.forNotFollowing = value(body.filter_not_following);
   if (body.filter_not_followers !== undefined) patch.forNotFollowers = value(body.filter_not_followers);
   if (body.filter_new_accounts !== undefined) patch.forNewAccounts = value(body.filter_new_accounts);
-  if (body.filter_private_mentions !== undefined) patch.forPrivateMentions = value(body.filter_private_mentions);
+  if (body.filter_private_mentions !== undefined)
+    patch.forPrivateMentions = value(body.filter_private_mentions);
   return patch;
 });
 
@@ -135,7 +151,9 @@ export const v1PolicyParams = paramsObject({
 
 const text = z
   .unknown()
-  .transform((value) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined))
+  .transform((value) =>
+    typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined,
+  )
   .optional();
 
 /** `context[]`: known contexts only; an unknown one is Rails' inclusion error. */
@@ -157,7 +175,8 @@ const filterAction = z
   .unknown()
   .transform((value, ctx): FilterAction | undefined => {
     if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value === 'string' && (FILTER_ACTIONS as readonly string[]).includes(value)) return value as FilterAction;
+    if (typeof value === 'string' && (FILTER_ACTIONS as readonly string[]).includes(value))
+      return value as FilterAction;
     ctx.addIssue({ code: 'custom', message: VALIDATION.inclusion.message });
     return undefined;
   })

@@ -48,7 +48,11 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
 
   const settle = () => t.ctx.queue.drain([FAN_OUT_JOB, NOTIFY_UPDATE_JOB]);
   const post = async (who: Signed, json: Json) => {
-    const { status, body } = await rest(t.url, '/api/v1/statuses', { method: 'POST', token: who.token, json });
+    const { status, body } = await rest(t.url, '/api/v1/statuses', {
+      method: 'POST',
+      token: who.token,
+      json,
+    });
     expect(status, JSON.stringify(body)).to.equal(200);
     return body.id as string;
   };
@@ -267,9 +271,13 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     const link = first.headers.get('link') ?? '';
     const next = /<([^>]+)>; rel="next"/.exec(link)?.[1];
     expect(next).to.be.a('string').and.include('limit=2');
-    const second = await rest<Json[]>(new URL(next!).origin, new URL(next!).pathname + new URL(next!).search, {
-      token: ivan.token,
-    });
+    const second = await rest<Json[]>(
+      new URL(next!).origin,
+      new URL(next!).pathname + new URL(next!).search,
+      {
+        token: ivan.token,
+      },
+    );
     expect(second.body.map((n) => n.id)).to.deep.equal(ids.slice(2, 4));
     expect((await list(ivan, `?limit=2&min_id=${ids[4]!}`)).body.map((n) => n.id)).to.deep.equal(
       ids.slice(2, 4),
@@ -314,7 +322,9 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     expect(count.body).to.deep.equal({ count: 1 });
     expect(await clear(alice)).to.deep.equal({});
     expect((await list(alice)).body).to.deep.equal([]);
-    expect((await rest(t.url, '/api/v2/notifications/unread_count', { token: alice.token })).body).to.deep.equal({
+    expect(
+      (await rest(t.url, '/api/v2/notifications/unread_count', { token: alice.token })).body,
+    ).to.deep.equal({
       count: 0,
     });
   });
@@ -383,9 +393,9 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
     const url = new URL(next!);
     const second = await rest(t.url, url.pathname + url.search, { token: leo.token });
-    expect((second.body.notification_groups as Json[]).map((g) => [g.type, g.notifications_count])).to.deep.equal([
-      ['favourite', 2],
-    ]);
+    expect(
+      (second.body.notification_groups as Json[]).map((g) => [g.type, g.notifications_count]),
+    ).to.deep.equal([['favourite', 2]]);
     // Dismissing a group dismisses each of its notifications.
     await act(leo, `/api/v2/notifications/${favourites.group_key as string}/dismiss`);
     expect(summary((await list(leo)).body)).to.deep.equal(['mention:alice']);
