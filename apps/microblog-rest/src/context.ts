@@ -228,7 +228,16 @@ export const AppContext = {
           remoteImages: remoteMedia,
         });
       const relationships =
-        overrides.relationships ?? new RelationshipService({ sequelize, actors, federation, accounts });
+        overrides.relationships ??
+        new RelationshipService({
+          sequelize,
+          actors,
+          federation,
+          accounts,
+          onBlock: async (accountId, targetId) => {
+            await notifications.forgetSender(accountId, targetId);
+          },
+        });
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({

@@ -272,6 +272,15 @@ export class NotificationService {
     return rows.length;
   }
 
+  /** A block: what the blocked account caused is gone for good, as Mastodon clears it (unblocking brings nothing back). */
+  async forgetSender(accountId: string, senderId: string): Promise<number> {
+    const rows = await this.deps.sequelize.query(
+      'DELETE FROM notifications WHERE account_id = $1 AND from_account_id = $2 RETURNING 1',
+      { bind: [accountId, senderId], type: QueryTypes.SELECT },
+    );
+    return rows.length;
+  }
+
   /** GET /api/v1/notifications: the viewer's notifications, newest first, paged by id. */
   async list(
     viewerId: string,

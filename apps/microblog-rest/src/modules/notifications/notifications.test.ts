@@ -191,9 +191,15 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     await act(frank, `/api/v1/accounts/${carol.id}/unmute`);
     expect(summary((await list(frank)).body)).to.deep.equal(['mention:carol']);
 
+    await post(grace, { status: '@frank before the block' });
+    await settle();
+    expect(summary((await list(frank)).body)).to.deep.equal(['mention:grace', 'mention:carol']);
     await act(frank, `/api/v1/accounts/${grace.id}/block`);
     await post(grace, { status: '@frank blocked' });
     await settle();
+    expect(summary((await list(frank)).body)).to.deep.equal(['mention:carol']);
+    // A block clears what came before it, as Mastodon does: unblocking brings nothing back.
+    await act(frank, `/api/v1/accounts/${grace.id}/unblock`);
     expect(summary((await list(frank)).body)).to.deep.equal(['mention:carol']);
 
     const remote = await t.ctx.actors.upsertRemote({
