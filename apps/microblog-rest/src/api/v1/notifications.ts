@@ -82,6 +82,26 @@ export function notificationsV1Router(deps: NotificationRouteDeps): Router {
     )
     .all(methodNotAllowed(['GET', 'PUT']));
 
+  // Notification requests (4.3) hold what a policy filters; the policy does not filter yet, so none.
+  router
+    .route('/api/v1/notifications/requests')
+    .get(
+      guards.requireUser('read:notifications'),
+      validated({}, (_input, res) => {
+        res.json([]);
+      }),
+    )
+    .all(methodNotAllowed(['GET']));
+  router
+    .route('/api/v1/notifications/requests/merged')
+    .get(
+      guards.requireUser('read:notifications'),
+      validated({}, (_input, res) => {
+        res.json({ merged: true });
+      }),
+    )
+    .all(methodNotAllowed(['GET']));
+
   router
     .route('/api/v1/notifications/:id')
     .get(

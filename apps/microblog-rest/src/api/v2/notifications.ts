@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import { serializeAccount } from '../../entities/account.js';
 import { serializeNotificationPolicy } from '../../entities/notification.js';
 import { methodNotAllowed } from '../../http/errors.js';
 import { setLinkHeader } from '../../http/link-pagination.js';
@@ -15,6 +16,7 @@ import {
   groupedNotificationsJson,
   type NotificationRouteDeps,
 } from '../../modules/notifications/notifications-http.js';
+import { loadAccounts } from '../../modules/statuses/views/accounts.view.js';
 
 /**
  * /api/v2/notifications (Mastodon 4.3): grouped notifications with the accounts and statuses they
@@ -65,6 +67,36 @@ export function notificationsV2Router(deps: NotificationRouteDeps): Router {
       }),
     )
     .all(methodNotAllowed(['GET', 'PATCH']));
+
+  router
+    .route('/api/v2/notifications/:group_key')
+    .get(
+      guards.requireUser('read:notifications'),
+      validated({ params: z.object({ group_key: pathParam }) }, async ({ params }, res) => {
+        const viewerId = await callerId(deps, res);
+        const group = await notifications.group(viewerId, params.group_key);
+        res.json(await groupedNotificationsJson(deps, [group], viewerId));
+      }),
+    )
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route('/api/v2/notifications/:group_key/accounts')
+    .get(
+      guards.requireUser('read:notifications'),
+      validated({ params: z.object({ group_key: pathParam }) }, async ({ params }, res) => {
+        const viewerId = await callerId(deps, res);
+        const ids = await notifications.groupSenders(viewerId, params.group_key);
+        const accounts = await loadAccounts(deps.views, ids);
+        res.json(
+          ids.flatMap((id) => {
+            const account = accounts.get(id);
+            return account ? [serializeAccount(account, deps.publicUrl)] : [];
+          }),
+        );
+      }),
+    )
+    .all(methodNotAllowed(['GET']));
 
   router
     .route('/api/v2/notifications/:group_key/dismiss')

@@ -370,53 +370,56 @@ export class NotificationService {
       ...page,
       limit: Math.min(page.limit * GROUP_SAMPLES * 2, GROUP_SCAN_LIMIT),
     });
-    const groups = new Map<string, NotificationGroupRow>();
-    const order: NotificationGroupRow[] = [];
-    const samples = new Map<string, Set<string>>();
-    let consumed = 0;
-    const rows = scan.items;
-    for (const row of rows) {
-      const key =
-        row.groupKey !== null && groupedTypes.includes(row.type) ? row.groupKey : `ungrouped-${row.id}`;
-      let group = groups.get(key);
-      if (!group) {
-        if (order.length >= page.limit) break;
-        group = {
-          groupKey: key,
-          type: row.type,
-          count: 0,
-          mostRecentId: row.id,
-          pageMinId: row.id,
-          pageMaxId: row.id,
-          latestAt: row.createdAt,
-          sampleAccountIds: [],
-          statusId: row.statusId,
-          latest: row,
-        };
-        groups.set(key, group);
-        order.push(group);
-        samples.set(key, new Set());
-      }
-      consumed += 1;
-      group.count += 1;
-      group.pageMinId = row.id;
-      const seen = samples.get(key)!;
-      if (seen.size < GROUP_SAMPLES && !seen.has(row.fromAccountId)) {
-        seen.add(row.fromAccountId);
-        group.sampleAccountIds.push(row.fromAccountId);
-      }
-    }
-    if (page.minId) order.sort((a, b) => compareIds(b.mostRecentId, a.mostRecentId));
+    // With min_id the scan holds the notifications just above it: groups are taken from its oldest end.
+    const rows = page.minId ? [...scan.items].reverse() : scan.items;
+    const { groups, consumed } = groupNotifications(rows, groupedTypes, page.limit);
     const used = rows.slice(0, consumed);
     if (used.length === 0) return { items: [] };
     const ids = used.map((row) => row.id).sort(compareIds);
     return {
-      items: order,
+      items: groups,
       newest: ids.at(-1)!,
       oldest: ids[0]!,
       // A next page exists when the groups filled the page or the scan stopped short of the end.
-      fetched: order.length >= page.limit || scan.items.length > consumed ? page.limit : order.length,
+      fetched: groups.length >= page.limit || rows.length > consumed ? page.limit : groups.length,
     };
+  }
+
+  /**
+   * GET /api/v2/notifications/:group_key: the group's notifications (newest first, at most the scan
+   * limit), grouped as the list groups them. Errors: NotFound.
+   */
+  async group(viewerId: string, groupKey: string): Promise<NotificationGroupRow> {
+    const ungrouped = /^ungrouped-(\d+)$/.exec(groupKey);
+    let rows: NotificationRow[];
+    if (ungrouped) {
+      rows = [await this.find(viewerId, ungrouped[1]!)];
+    } else {
+      rows = (
+        await this.deps.sequelize.query<NotificationRow>(
+          `SELECT ${COLUMNS} FROM notifications n JOIN actors fa ON fa.id = n.from_account_id
+            WHERE n.account_id = $1 AND n.group_key = $2 AND ${SHOWN}
+            ORDER BY n.id DESC LIMIT ${GROUP_SCAN_LIMIT}`,
+          { bind: [viewerId, groupKey], type: QueryTypes.SELECT },
+        )
+      ).map(withDate);
+    }
+    const [group] = groupNotifications(rows, GROUPABLE_TYPES, 1).groups;
+    if (!group) throw new NotFound(RECORD_NOT_FOUND);
+    return group;
+  }
+
+  /** GET /api/v2/notifications/:group_key/accounts: every sender of the group, newest first. Errors: NotFound. */
+  async groupSenders(viewerId: string, groupKey: string): Promise<string[]> {
+    const group = await this.group(viewerId, groupKey);
+    if (group.groupKey.startsWith('ungrouped-')) return [group.latest.fromAccountId];
+    const rows = await this.deps.sequelize.query<{ id: string }>(
+      `SELECT n.from_account_id::text AS id FROM notifications n JOIN actors fa ON fa.id = n.from_account_id
+        WHERE n.account_id = $1 AND n.group_key = $2 AND ${SHOWN}
+        GROUP BY n.from_account_id ORDER BY max(n.id) DESC LIMIT ${GROUP_SCAN_LIMIT}`,
+      { bind: [viewerId, groupKey], type: QueryTypes.SELECT },
+    );
+    return rows.map((row) => row.id);
   }
 
   /** GET /api/v2/notifications/policy: the viewer's, or the defaults. */
@@ -473,6 +476,71 @@ export class NotificationService {
     }
     return sql;
   }
+}
+
+/**
+ * Groups notifications in the order given (newest first, or oldest first after a min_id): those of a
+ * grouped type sharing a `group_key` make one group, the others stand alone. Stops before a group
+ * beyond `limit`; `consumed` says how many rows the groups used. Groups come newest first.
+ */
+export function groupNotifications(
+  rows: readonly NotificationRow[],
+  groupedTypes: readonly NotificationType[],
+  limit: number,
+): { groups: NotificationGroupRow[]; consumed: number } {
+  const groups = new Map<string, NotificationGroupRow>();
+  let consumed = 0;
+  for (const row of rows) {
+    const key =
+      row.groupKey !== null && groupedTypes.includes(row.type) ? row.groupKey : `ungrouped-${row.id}`;
+    let group = groups.get(key);
+    if (!group) {
+      if (groups.size >= limit) break;
+      group = {
+        groupKey: key,
+        type: row.type,
+        count: 0,
+        mostRecentId: row.id,
+        pageMinId: row.id,
+        pageMaxId: row.id,
+        latestAt: row.createdAt,
+        sampleAccountIds: [],
+        statusId: row.statusId,
+        latest: row,
+      };
+      groups.set(key, group);
+    }
+    consumed += 1;
+    group.count += 1;
+    if (compareIds(row.id, group.pageMinId) < 0) group.pageMinId = row.id;
+    if (compareIds(row.id, group.pageMaxId) > 0) {
+      group.pageMaxId = row.id;
+      group.mostRecentId = row.id;
+      group.latestAt = row.createdAt;
+      group.latest = row;
+    }
+  }
+  // Samples: the most recent distinct senders first.
+  const bySender = new Map<string, NotificationRow[]>();
+  for (const row of rows.slice(0, consumed)) {
+    const key =
+      row.groupKey !== null && groupedTypes.includes(row.type) ? row.groupKey : `ungrouped-${row.id}`;
+    const list = bySender.get(key);
+    if (list) list.push(row);
+    else bySender.set(key, [row]);
+  }
+  const result: NotificationGroupRow[] = [];
+  for (const group of groups.values()) {
+    const members = [...(bySender.get(group.groupKey) ?? [])].sort((a, b) => compareIds(b.id, a.id));
+    const samples: string[] = [];
+    for (const member of members) {
+      if (samples.length >= GROUP_SAMPLES) break;
+      if (!samples.includes(member.fromAccountId)) samples.push(member.fromAccountId);
+    }
+    result.push({ ...group, sampleAccountIds: samples });
+  }
+  result.sort((a, b) => compareIds(b.mostRecentId, a.mostRecentId));
+  return { groups: result, consumed };
 }
 
 function withDate<T extends NotificationRow>(row: T): T {

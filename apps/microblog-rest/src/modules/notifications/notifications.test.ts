@@ -402,6 +402,37 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     expect(
       (second.body.notification_groups as Json[]).map((g) => [g.type, g.notifications_count]),
     ).to.deep.equal([['favourite', 2]]);
+    // min_id: the groups just above it, newest first.
+    const above = await rest(
+      t.url,
+      `/api/v2/notifications?min_id=${favourites.page_min_id as string}&limit=1`,
+      {
+        token: leo.token,
+      },
+    );
+    expect((above.body.notification_groups as Json[]).map((g) => g.type)).to.deep.equal(['favourite']);
+    // One group, and every account in it (4.3).
+    const one = await rest(t.url, `/api/v2/notifications/${favourites.group_key as string}`, {
+      token: leo.token,
+    });
+    expect(one.status).to.equal(200);
+    expect((one.body.notification_groups as Json[])[0]).to.deep.equal(favourites);
+    const senders = await rest<Json[]>(
+      t.url,
+      `/api/v2/notifications/${favourites.group_key as string}/accounts`,
+      {
+        token: leo.token,
+      },
+    );
+    expect(senders.body.map((a) => a.id)).to.deep.equal([carol.id, bob.id]);
+    for (const key of ['favourite-1-1', 'ungrouped-999999', 'nonsense']) {
+      const missing = await rest(t.url, `/api/v2/notifications/${key}`, { token: leo.token });
+      expect(missing.status, key).to.equal(404);
+    }
+    // Nothing is held back as a notification request.
+    expect((await rest(t.url, '/api/v1/notifications/requests', { token: leo.token })).body).to.deep.equal(
+      [],
+    );
     // Dismissing a group dismisses each of its notifications.
     await act(leo, `/api/v2/notifications/${favourites.group_key as string}/dismiss`);
     expect(summary((await list(leo)).body)).to.deep.equal(['mention:alice']);
