@@ -44,9 +44,10 @@ const COLUMNS = `n.id::text AS id, n.type, n.account_id::text AS "accountId",
  * The seed: nothing from muted conversations (checked with the status, `conversationMuted`).
  */
 function accepts(r: string, f: string): string {
+  // Each direction of a block is its own probe of blocks_account_target_key (an OR would scan).
   return `${f}.suspended_at IS NULL
-    AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = ${r} AND b.target_account_id = ${f}.id)
-                                          OR (b.account_id = ${f}.id AND b.target_account_id = ${r}))
+    AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = ${r} AND b.target_account_id = ${f}.id)
+    AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = ${f}.id AND b.target_account_id = ${r})
     AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = ${r} AND m.target_account_id = ${f}.id
                       AND m.notifications AND (m.expires_at IS NULL OR m.expires_at > now()))
     AND (${f}.domain IS NULL OR NOT EXISTS (SELECT 1 FROM account_domain_blocks d
@@ -60,10 +61,17 @@ function conversationMuted(r: string, s: string): string {
                    WHERE cs.id = ${s})`;
 }
 
+/**
+ * What a read selects from: the notification, its sender and its status (a join probed by primary
+ * key row by row, never a scan of statuses).
+ */
+const SHOWN_FROM = `notifications n JOIN actors fa ON fa.id = n.from_account_id
+  LEFT JOIN statuses s ON s.id = n.status_id`;
+
 /** What a read shows: accepted senders, statuses not deleted and not in a muted conversation. */
 const SHOWN = `${accepts('n.account_id', 'fa')}
-  AND (n.status_id IS NULL OR (EXISTS (SELECT 1 FROM statuses s WHERE s.id = n.status_id AND s.deleted_at IS NULL)
-                               AND NOT ${conversationMuted('n.account_id', 'n.status_id')}))`;
+  AND (n.status_id IS NULL OR (s.deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM conversation_mutes cm
+         WHERE cm.account_id = n.account_id AND cm.conversation_id = s.conversation_id)))`;
 
 /** One group of v2 grouped notifications, before hydration. */
 export interface NotificationGroupRow {
@@ -292,8 +300,7 @@ export class NotificationService {
     const where = this.selectionSql(selection, bind);
     const paging = pageSql('n.id', page, bind);
     const rows = await this.deps.sequelize.query<NotificationRow & { cursor: string }>(
-      `SELECT ${COLUMNS}, n.id::text AS cursor FROM notifications n
-         JOIN actors fa ON fa.id = n.from_account_id
+      `SELECT ${COLUMNS}, n.id::text AS cursor FROM ${SHOWN_FROM}
         WHERE n.account_id = $1 AND ${SHOWN}${where}${paging.where}${paging.tail}`,
       { bind, type: QueryTypes.SELECT },
     );
@@ -304,7 +311,7 @@ export class NotificationService {
   async find(viewerId: string, id: string): Promise<NotificationRow> {
     if (!isRowId(id)) throw new NotFound(RECORD_NOT_FOUND);
     const [row] = await this.deps.sequelize.query<NotificationRow>(
-      `SELECT ${COLUMNS} FROM notifications n JOIN actors fa ON fa.id = n.from_account_id
+      `SELECT ${COLUMNS} FROM ${SHOWN_FROM}
         WHERE n.id = $1 AND n.account_id = $2 AND ${SHOWN}`,
       { bind: [id, viewerId], type: QueryTypes.SELECT },
     );
@@ -346,7 +353,7 @@ export class NotificationService {
     const where = this.selectionSql(selection, bind);
     const [row] = await this.deps.sequelize.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (
-         SELECT 1 FROM notifications n JOIN actors fa ON fa.id = n.from_account_id
+         SELECT 1 FROM ${SHOWN_FROM}
           WHERE n.account_id = $1 AND ($2::bigint IS NULL OR n.id > $2::bigint) AND ${SHOWN}${where}
           ORDER BY n.id DESC LIMIT $3) x`,
       { bind, type: QueryTypes.SELECT },
@@ -397,7 +404,7 @@ export class NotificationService {
     } else {
       rows = (
         await this.deps.sequelize.query<NotificationRow>(
-          `SELECT ${COLUMNS} FROM notifications n JOIN actors fa ON fa.id = n.from_account_id
+          `SELECT ${COLUMNS} FROM ${SHOWN_FROM}
             WHERE n.account_id = $1 AND n.group_key = $2 AND ${SHOWN}
             ORDER BY n.id DESC LIMIT ${GROUP_SCAN_LIMIT}`,
           { bind: [viewerId, groupKey], type: QueryTypes.SELECT },
@@ -414,7 +421,7 @@ export class NotificationService {
     const group = await this.group(viewerId, groupKey);
     if (group.groupKey.startsWith('ungrouped-')) return [group.latest.fromAccountId];
     const rows = await this.deps.sequelize.query<{ id: string }>(
-      `SELECT n.from_account_id::text AS id FROM notifications n JOIN actors fa ON fa.id = n.from_account_id
+      `SELECT n.from_account_id::text AS id FROM ${SHOWN_FROM}
         WHERE n.account_id = $1 AND n.group_key = $2 AND ${SHOWN}
         GROUP BY n.from_account_id ORDER BY max(n.id) DESC LIMIT ${GROUP_SCAN_LIMIT}`,
       { bind: [viewerId, groupKey], type: QueryTypes.SELECT },
