@@ -26,6 +26,8 @@ describe('notifications and filters through masto.js and megalodon (issue 15 §5
 
     const mine = await asAlice.v1.statuses.create({ status: 'Something to like' });
     for (let i = 0; i < 5; i += 1) await asBob.v1.statuses.create({ status: `@alice ping ${i}` });
+    // Mentions are made by the fan-out job: let it run, so the order below is the actions'.
+    await t.ctx.queue.drain([FAN_OUT_JOB]);
     await asBob.v1.statuses.$select(mine.id).favourite();
     await asBob.v1.accounts.$select(alice.id).follow();
     await t.ctx.queue.drain([FAN_OUT_JOB]);
@@ -93,6 +95,7 @@ describe('notifications and filters through masto.js and megalodon (issue 15 §5
     const status = posted.data as { id: string };
     await asDave.favouriteStatus(status.id);
     await asDave.postStatus('@carol are you there?', {});
+    await t.ctx.queue.drain([FAN_OUT_JOB]);
     await asDave.followAccount(carol.id);
     await t.ctx.queue.drain([FAN_OUT_JOB]);
 

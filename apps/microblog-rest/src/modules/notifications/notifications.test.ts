@@ -233,6 +233,8 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     const heidi = await signedInAccount(t, app, 'heidi');
     const id = await post(heidi, { status: 'Types' });
     await post(bob, { status: '@heidi one' });
+    // The mention is made by the fan-out job: let it run first, so the order below is the actions'.
+    await settle();
     await act(carol, `/api/v1/statuses/${id}/favourite`);
     await act(bob, `/api/v1/accounts/${heidi.id}/follow`);
     await settle();
