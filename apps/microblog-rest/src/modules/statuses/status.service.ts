@@ -444,7 +444,7 @@ export class StatusService {
   /** POST /favourite (concurrent calls count once), /unfavourite; answer the status. Errors: NotFound. */
   async favourite(account: Actor, id: string, on: boolean): Promise<string> {
     const row = await this.visibleRow(id, account.id);
-    await this.mark('favourites', account, row.id, on);
+    await this.mark('favourites', account, row.id, on, row);
     for (const listener of this.listeners) await listener.favourited?.(account.id, row, on);
     return row.id;
   }
@@ -642,8 +642,9 @@ export class StatusService {
     account: Actor,
     id: string,
     on: boolean,
+    visible?: StatusRow,
   ): Promise<string> {
-    const row = await this.visibleRow(id, account.id);
+    const row = visible ?? (await this.visibleRow(id, account.id));
     await this.deps.sequelize.query(
       on
         ? `INSERT INTO ${table} (account_id, status_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`
