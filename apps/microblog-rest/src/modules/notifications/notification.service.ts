@@ -54,6 +54,23 @@ function accepts(r: string, f: string): string {
                       WHERE d.account_id = ${r} AND d.domain = lower(${f}.domain)))`;
 }
 
+/**
+ * Whether recipient `r`'s notification policy (row alias `p`, absent: the defaults) drops what sender
+ * `f` causes (Mastodon 4.3): senders `r` does not follow, who do not follow `r`, accounts younger than
+ * 30 days, private mentions (status `s` direct) from accounts `r` does not follow. `filter` would
+ * hold them as notification requests, which are not made yet: it lets them through.
+ */
+function dropped(r: string, f: string, p: string, s: string): string {
+  const follows = (a: string, b: string) =>
+    `EXISTS (SELECT 1 FROM follows x WHERE x.actor_id = ${a} AND x.target_actor_id = ${b} AND x.accepted_at IS NOT NULL)`;
+  // Without a policy row every comparison is null: coalesce makes that "not dropped".
+  return `coalesce((${p}.for_not_following = 'drop' AND NOT ${follows(r, `${f}.id`)})
+        OR (${p}.for_not_followers = 'drop' AND NOT ${follows(`${f}.id`, r)})
+        OR (${p}.for_new_accounts = 'drop' AND ${f}.created_at > now() - interval '30 days')
+        OR (${p}.for_private_mentions = 'drop' AND NOT ${follows(r, `${f}.id`)}
+            AND EXISTS (SELECT 1 FROM statuses ps WHERE ps.id = ${s} AND ps.visibility = 'direct')), false)`;
+}
+
 /** Whether recipient `r` muted the conversation of status `s` (an id expression). */
 function conversationMuted(r: string, s: string): string {
   return `EXISTS (SELECT 1 FROM statuses cs JOIN conversation_mutes cm
@@ -165,8 +182,10 @@ export class NotificationService {
          FROM unnest($1::bigint[]) AS r (id)
          JOIN actors ra ON ra.id = r.id AND ra.domain IS NULL AND ra.suspended_at IS NULL
          JOIN actors fa ON fa.id = $2
+         LEFT JOIN notification_policies p ON p.account_id = r.id
         WHERE (r.id <> fa.id OR $3 = 'poll') AND ${accepts('r.id', 'fa')}
           AND ($4::bigint IS NULL OR NOT ${conversationMuted('r.id', '$4::bigint')})
+          AND ($3 IN ('poll', 'update') OR NOT ${dropped('r.id', 'fa', 'p', '$4::bigint')})
        ON CONFLICT DO NOTHING RETURNING 1`,
       {
         bind: [wanted, fromId, type, statusId, groupKey],

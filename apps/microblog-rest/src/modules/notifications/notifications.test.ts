@@ -467,6 +467,20 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     expect(bad.body.error).to.match(/for_not_following is not included in the list/);
     const after = await rest(t.url, '/api/v2/notifications/policy', { token: alice.token });
     expect(after.body).to.include({ for_not_following: 'filter' });
+
+    // `drop` acts when notifications are made: a stranger's mention is dropped, a followed one's kept.
+    const nina = await signedInAccount(t, app, 'nina');
+    const oscar = await signedInAccount(t, app, 'oscar');
+    await rest(t.url, '/api/v2/notifications/policy', {
+      method: 'PATCH',
+      token: nina.token,
+      json: { for_not_following: 'drop' },
+    });
+    await act(nina, `/api/v1/accounts/${bob.id}/follow`);
+    await post(oscar, { status: '@nina from a stranger' });
+    await post(bob, { status: '@nina from someone followed' });
+    await settle();
+    expect(summary((await list(nina)).body)).to.deep.equal(['mention:bob']);
   });
 
   it('a poll notification (the polls work calls notifyPoll) reaches voters and the author', async () => {
