@@ -22,6 +22,7 @@ import { MarkerService } from './modules/markers/marker.service.js';
 import { PollService } from './modules/polls/poll.service.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
+import { FilterService, NotificationService } from './modules/notifications/index.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
@@ -79,6 +80,10 @@ export interface AppContextParts {
   conversations: ConversationService;
   /** Reading positions of the home timeline and notifications. */
   markers: MarkerService;
+  /** Notifications of local accounts, made from the statuses' and follows' committed changes. */
+  notifications: NotificationService;
+  /** The accounts' content filters (v2 filters; v1 are their keywords), applied on reads. */
+  filters: FilterService;
   /** The pages of the home, public and hashtag timelines. */
   timelines: TimelineService;
   /** Request limits shared by every process of the service (packages/auth). */
@@ -225,6 +230,25 @@ export const AppContext = {
         accepted: async () => {},
         removed: (follow) => lists.followEnded(follow.actorId, follow.targetActorId),
       });
+      const markers = overrides.markers ?? new MarkerService({ sequelize });
+      const notifications =
+        overrides.notifications ??
+        new NotificationService({
+          sequelize,
+          queue: infrastructure.queue,
+          logger,
+          // unread_count counts what came after the notifications marker the account's clients saved.
+          readMarker: async (accountId) =>
+            (await markers.get(accountId, ['notifications']))[0]?.lastReadId ?? null,
+        });
+      // A poll that ended tells its author and its local voters.
+      polls.addCloseListener(async ({ statusId, voterIds }) => {
+        await notifications.notifyPoll(statusId, voterIds);
+      });
+      // Notifications are made from what the statuses and the follow store tell once committed.
+      statuses.addListener(notifications.statusListener());
+      federation.follows.addListener(notifications.followListener());
+      const filters = overrides.filters ?? new FilterService({ sequelize });
       const accounts =
         overrides.accounts ??
         new AccountService({
@@ -247,7 +271,16 @@ export const AppContext = {
           remoteImages: remoteMedia,
         });
       const relationships =
-        overrides.relationships ?? new RelationshipService({ sequelize, actors, federation, accounts });
+        overrides.relationships ??
+        new RelationshipService({
+          sequelize,
+          actors,
+          federation,
+          accounts,
+          onBlock: async (accountId, targetId) => {
+            await notifications.forgetSender(accountId, targetId);
+          },
+        });
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({
@@ -287,7 +320,9 @@ export const AppContext = {
         scheduledStatuses,
         lists,
         conversations,
-        markers: overrides.markers ?? new MarkerService({ sequelize }),
+        markers,
+        notifications,
+        filters,
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
         rateLimiter,
         jobs,

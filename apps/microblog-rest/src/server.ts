@@ -28,6 +28,10 @@ import { timelinesRouter } from './api/v1/timelines.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
 import { mediaV2Router } from './api/v2/media.js';
+import { filtersV1Router } from './api/v1/filters.js';
+import { notificationsV1Router } from './api/v1/notifications.js';
+import { filtersV2Router } from './api/v2/filters.js';
+import { notificationsV2Router } from './api/v2/notifications.js';
 import { missingImagesRouter } from './assets/missing-images.js';
 import { previewImageRouter } from './assets/preview-image.js';
 import { accountConfirmationRouter } from './auth/confirmation.js';
@@ -112,6 +116,22 @@ export function createApp(ctx: AppContext): express.Express {
     guards,
     publicUrl,
     json: { publicUrl, mediaUrl: (key: string) => ctx.media.urlOf(key) },
+    filters: ctx.filters,
+  };
+  const notificationDeps = {
+    notifications: ctx.notifications,
+    filters: ctx.filters,
+    accounts,
+    guards,
+    publicUrl,
+    json: statusDeps.json,
+    views: {
+      sequelize: ctx.sequelize,
+      actors: ctx.actors,
+      remoteImages: ctx.remoteMedia,
+      statuses: ctx.statuses,
+      filters: ctx.filters,
+    },
   };
   // /api/accounts/:id and /api/statuses*, the early API (api/)
   app.use(earlyStatusesRouter({ ...statusDeps, users: ctx.users, limiter: ctx.rateLimiter }));
@@ -170,9 +190,13 @@ export function createApp(ctx: AppContext): express.Express {
   );
   app.use(favouritesRouter({ ...statusDeps, timelines: ctx.timelines }));
   app.use(bookmarksRouter({ ...statusDeps, timelines: ctx.timelines }));
+  app.use(notificationsV1Router(notificationDeps));
+  app.use(filtersV1Router(notificationDeps));
   // /api/v2/* (api/v2/<resource>.ts)
   app.use(instanceV2Router(ctx.instanceDocuments));
   app.use(mediaV2Router(mediaDeps));
+  app.use(notificationsV2Router(notificationDeps));
+  app.use(filtersV2Router(notificationDeps));
   // /oauth/* (oauth/) and /auth/* (auth/)
   app.use(oauthTokensRouter(ctx.oauth, ctx.rateLimiter, bodyLimitBytes));
   app.use(authorizeRouter(signIn));
@@ -214,6 +238,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.polls.registerWorker();
       await ctx.scheduledStatuses.registerWorker();
       await ctx.lists.registerWorker();
+      await ctx.notifications.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       // Web processes only enqueue: housekeeping runs where workers run.

@@ -1,6 +1,7 @@
 import { acctOf } from '@agora/federation';
 import type { StatusView } from '../modules/statuses/views/status.view.js';
 import { serializeAccount, type AccountJson } from './account.js';
+import type { FilterResultJson } from './filter.js';
 import { serializeMediaAttachment, type MediaAttachmentJson } from './media-attachment.js';
 import { serializePoll, type PollJson } from './poll.js';
 
@@ -51,7 +52,7 @@ export interface StatusJson {
   muted?: boolean;
   bookmarked?: boolean;
   pinned?: boolean;
-  filtered?: never[];
+  filtered?: FilterResultJson[];
 }
 
 /** What a status's JSON needs besides the view: absolute URLs. */
@@ -61,11 +62,14 @@ export interface StatusJsonContext {
   mediaUrl(key: string): string;
 }
 
-/** The JSON of a status; `withText` adds the source text (DELETE, for delete-and-redraft). */
+/**
+ * The JSON of a status; `withText` adds the source text (DELETE, for delete-and-redraft); `filtered`:
+ * the viewer's filters it matched (none when not given).
+ */
 export function serializeStatus(
   view: StatusView,
   context: StatusJsonContext,
-  options: { withText?: boolean; nested?: boolean } = {},
+  options: { withText?: boolean; nested?: boolean; filtered?: FilterResultJson[] } = {},
 ): StatusJson {
   const { row, viewer } = view;
   const { publicUrl } = context;
@@ -114,7 +118,7 @@ export function serializeStatus(
     json.muted = options.nested ? false : viewer.muted;
     json.bookmarked = viewer.bookmarked;
     if (view.viewerId === view.account.actor.id) json.pinned = viewer.pinned;
-    json.filtered = [];
+    json.filtered = options.filtered ?? [];
   }
   return json;
 }

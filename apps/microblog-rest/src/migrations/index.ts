@@ -11,6 +11,7 @@ import { mediaAttachments } from './20261123000000-media-attachments.js';
 import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
 import { statuses } from './20261127100000-statuses.js';
 import { relationships } from './20261127110100-relationships.js';
+import { notificationsAndFilters } from './20261127122000-notifications-and-filters.js';
 import { polls } from './20261127123000-polls.js';
 import { scheduledStatuses } from './20261127123100-scheduled-statuses.js';
 import { markers } from './20261127123200-markers.js';
@@ -40,6 +41,7 @@ export function migrationSets(): MigrationSet[] {
         mediaOrphanKeys,
         statuses,
         relationships,
+        notificationsAndFilters,
         polls,
         scheduledStatuses,
         markers,

@@ -42,10 +42,16 @@ const COLUMNS = `id, actor_id AS "actorId", target_actor_id AS "targetActorId", 
  * `followers_count` / `following_count`, pending ones in the target's `follow_requests_count`:
  * triggers on `follows` keep all three (ADR 0005), so no method here touches `actors`.
  */
-/** Told of a follow once it counts (accepted) and once an accepted one ends: home feeds follow them. */
+/**
+ * Told of a follow once it counts (accepted) and once an accepted one ends: home feeds follow them.
+ * `requested` and `withdrawn`: a new pending request, and a pending one that ended unanswered or was
+ * refused (follow-request notifications follow them).
+ */
 export interface FollowListener {
   accepted(follow: Follow): Promise<void>;
   removed(follow: Follow): Promise<void>;
+  requested?(follow: Follow): Promise<void>;
+  withdrawn?(follow: Follow): Promise<void>;
 }
 
 export class FollowStore {
@@ -58,7 +64,7 @@ export class FollowStore {
   }
 
   private async tell(change: keyof FollowListener, follow: Follow): Promise<void> {
-    for (const listener of this.listeners) await listener[change](follow);
+    for (const listener of this.listeners) await listener[change]?.(follow);
   }
 
   /**
@@ -73,16 +79,17 @@ export class FollowStore {
     const languages =
       options.languages === undefined ? null : options.languages?.length ? options.languages : null;
     let newlyAccepted = false;
+    let newlyRequested = false;
     const follow = await this.sequelize.transaction(async (transaction) => {
       // Inserted pending, then accepted by one path (acceptRow): the triggers see one change of state.
       // A repeated follow changes only the options it names ($6: whether languages were named).
-      const [saved] = await this.sequelize.query<FollowFields>(
+      const [saved] = await this.sequelize.query<FollowFields & { inserted: boolean }>(
         `INSERT INTO follows (actor_id, target_actor_id, uri, show_reblogs, notify, languages)
          VALUES ($1, $2, $3, coalesce($4, true), coalesce($5, false), $7)
          ON CONFLICT (actor_id, target_actor_id) DO UPDATE SET uri = coalesce(EXCLUDED.uri, follows.uri),
            show_reblogs = coalesce($4, follows.show_reblogs), notify = coalesce($5, follows.notify),
            languages = CASE WHEN $6 THEN $7 ELSE follows.languages END, updated_at = now()
-         RETURNING ${COLUMNS}`,
+         RETURNING ${COLUMNS}, (xmax = 0) AS inserted`,
         {
           bind: [
             actorId,
@@ -97,15 +104,18 @@ export class FollowStore {
           transaction,
         },
       );
-      let row = saved!;
+      const { inserted, ...fields } = saved!;
+      let row: FollowFields = fields;
       if (options.accepted && row.acceptedAt === null) {
         const accepted = await this.acceptRow(row.id, transaction);
         newlyAccepted = accepted !== null;
         row = accepted ?? row;
       }
+      newlyRequested = inserted && row.acceptedAt === null;
       return toFollow(row);
     });
     if (newlyAccepted) await this.tell('accepted', follow);
+    if (newlyRequested) await this.tell('requested', follow);
     return follow;
   }
 
@@ -133,7 +143,7 @@ export class FollowStore {
       { bind: [actorId, targetActorId], type: QueryTypes.SELECT, transaction: options.transaction },
     );
     const removed = rows[0] ? toFollow(rows[0]) : null;
-    if (removed?.accepted) await this.tell('removed', removed);
+    if (removed) await this.tell(removed.accepted ? 'removed' : 'withdrawn', removed);
     return removed;
   }
 

@@ -2,7 +2,7 @@ export * from './actor.types.js';
 export { defineActorModels, type ActorRow, type FollowRow } from './actor.model.js';
 export { generateActorKeyPair, mainKeyId, type ActorKeyPair } from './actor.keys.js';
 export * from './actor.store.js';
-export { FollowStore, type Follow, type FollowOptions } from './follow.store.js';
+export { FollowStore, type Follow, type FollowListener, type FollowOptions } from './follow.store.js';
 export { parseActorDocument, type ParsedActor } from './remote-actor.parser.js';
 export {
   RemoteActorResolver,

@@ -126,12 +126,10 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
     validated(byId, async ({ params }, res, req) => {
       const viewer = await optionalViewer(deps, req, res);
       const { ancestors, descendants } = await statuses.context(params.id, viewer);
-      const views = await statuses.views([...ancestors, ...descendants], viewer);
-      const json = (ids: string[]) =>
-        ids.flatMap((id) => {
-          const view = views.get(id);
-          return view ? [serializeStatus(view, deps.json)] : [];
-        });
+      // One hydration for both lists; the viewer's filters of the thread context apply.
+      const all = await statusesJson(deps, [...ancestors, ...descendants], viewer, 'thread');
+      const shown = new Map(all.map((json) => [json.id, json]));
+      const json = (ids: string[]) => ids.flatMap((id) => shown.get(id) ?? []);
       res.json({ ancestors: json(ancestors), descendants: json(descendants) });
     }),
   );

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { setPageLinks } from '../../http/link-header.js';
 import { validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
+import type { FilterContext } from '../../modules/notifications/filter.service.js';
 import type { BearerGuards } from '../../modules/oauth/bearer.js';
 import {
   callerAccount,
@@ -44,8 +45,14 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
   const { timelines, guards } = deps;
   const router = Router();
 
-  const answer = async (req: Request, res: Response, ids: string[], viewer: string | null) => {
-    const json = await statusesJson(deps, ids, viewer);
+  const answer = async (
+    req: Request,
+    res: Response,
+    ids: string[],
+    viewer: string | null,
+    context: FilterContext,
+  ) => {
+    const json = await statusesJson(deps, ids, viewer, context);
     const first = ids[0];
     const last = ids.at(-1);
     setPageLinks(req, res, deps.publicUrl, first && last ? { newest: first, oldest: last } : null);
@@ -57,7 +64,7 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
     guards.requireUser('read:statuses'),
     validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
       const account = await callerAccount(deps, res);
-      await answer(req, res, await timelines.home(account.id, pageRequest(query, 20)), account.id);
+      await answer(req, res, await timelines.home(account.id, pageRequest(query, 20)), account.id, 'home');
     }),
   );
 
@@ -74,6 +81,8 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
           res,
           await deps.lists.timeline(account.id, params.id, pageRequest(query, 20)),
           account.id,
+          // Filters apply to lists in their home context, as the reference does.
+          'home',
         );
       },
     ),
@@ -88,7 +97,7 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
         remote: query.remote ?? false,
         onlyMedia: query.only_media ?? false,
       };
-      await answer(req, res, await timelines.public(filter, pageRequest(query, 20)), viewer);
+      await answer(req, res, await timelines.public(filter, pageRequest(query, 20)), viewer, 'public');
     }),
   );
 
@@ -112,7 +121,7 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
           },
           pageRequest(query, 20),
         );
-        await answer(req, res, ids, viewer);
+        await answer(req, res, ids, viewer, 'public');
       },
     ),
   );

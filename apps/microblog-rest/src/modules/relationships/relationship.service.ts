@@ -19,6 +19,8 @@ export interface RelationshipServiceDeps {
   actors: ActorStore;
   federation: Federation;
   accounts: AccountService;
+  /** Told once a local account has blocked another (notifications forget what the blocked one caused). */
+  onBlock?: ((accountId: string, targetId: string) => Promise<void>) | undefined;
 }
 
 /** A page of accounts; `oldest`/`newest` are the internal cursors the Link header names. */
@@ -173,6 +175,7 @@ export class RelationshipService {
       { bind: [viewer.id, target.id] },
     );
     await this.deps.federation.block(viewer.id, target.id);
+    await this.deps.onBlock?.(viewer.id, target.id);
     return this.relationshipOf(viewer.id, target.id);
   }
 

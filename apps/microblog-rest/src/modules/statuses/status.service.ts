@@ -71,6 +71,18 @@ export interface StatusEdit {
   poll?: NewPoll | null | undefined;
 }
 
+/**
+ * Told of what happened to statuses once it is committed (notifications listen). `distributed` runs
+ * in the fan-out job of a new status or reblog, after the home feeds are written, so a listener's
+ * large fan-out costs the posting request nothing.
+ */
+export interface StatusListener {
+  distributed?(statusId: string): Promise<void>;
+  edited?(statusId: string): Promise<void>;
+  favourited?(accountId: string, status: StatusRow, on: boolean): Promise<void>;
+  unreblogged?(accountId: string, status: StatusRow): Promise<void>;
+}
+
 /** One version of a status (GET /history): the first and every edit. */
 export interface StatusVersion {
   account: StatusView['account'];
@@ -106,9 +118,15 @@ export class StatusService {
   private readonly localHost: string;
   /** Other feeds written on post by the fan-out job (the lists'), after the home feeds. */
   private readonly feedWriters: Array<(statusId: string) => Promise<unknown>> = [];
+  private readonly listeners: StatusListener[] = [];
 
   constructor(private readonly deps: StatusServiceDeps) {
     this.localHost = new URL(deps.publicUrl).host.toLowerCase();
+  }
+
+  /** Adds a listener of committed changes (the composition root wires notifications). */
+  addListener(listener: StatusListener): void {
+    this.listeners.push(listener);
   }
 
   /** Hydrated views of statuses for a viewer (a page of a timeline, a context). */
@@ -315,6 +333,7 @@ export class StatusService {
       await this.saveVersion(edited, mediaIds, new Date(), transaction);
     });
     if (input.poll) await this.deps.polls.scheduleClose(row.id);
+    for (const listener of this.listeners) await listener.edited?.(row.id);
   }
 
   /** GET /history: every version, oldest first (one version for a status never edited). */
@@ -448,12 +467,16 @@ export class StatusService {
     await this.deps.sequelize.query('DELETE FROM statuses WHERE account_id = $1 AND reblog_of_id = $2', {
       bind: [account.id, target.id],
     });
+    for (const listener of this.listeners) await listener.unreblogged?.(account.id, target);
     return target.id;
   }
 
   /** POST /favourite (concurrent calls count once), /unfavourite; answer the status. Errors: NotFound. */
   async favourite(account: Actor, id: string, on: boolean): Promise<string> {
-    return this.mark('favourites', account, id, on);
+    const row = await this.visibleRow(id, account.id);
+    await this.mark('favourites', account, row.id, on, row);
+    for (const listener of this.listeners) await listener.favourited?.(account.id, row, on);
+    return row.id;
   }
 
   /** POST /bookmark, /unbookmark. Errors: NotFound. */
@@ -565,6 +588,7 @@ export class StatusService {
   async registerWorker(): Promise<void> {
     await this.deps.queue.work<{ statusId: string }>(FAN_OUT_JOB, async (job) => {
       await this.fanOut(job.data.statusId);
+      for (const listener of this.listeners) await listener.distributed?.(job.data.statusId);
     });
     await this.deps.queue.work<{ followerId: string; targetId: string; merge: boolean }>(
       HOME_MERGE_JOB,
@@ -657,8 +681,9 @@ export class StatusService {
     account: Actor,
     id: string,
     on: boolean,
+    visible?: StatusRow,
   ): Promise<string> {
-    const row = await this.visibleRow(id, account.id);
+    const row = visible ?? (await this.visibleRow(id, account.id));
     await this.deps.sequelize.query(
       on
         ? `INSERT INTO ${table} (account_id, status_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`

@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
 import { Unauthenticated } from '@agora/core';
 import type { Actor } from '@agora/federation';
+import { serializeFilterResult } from '../../entities/filter.js';
 import { serializeStatus, type StatusJson, type StatusJsonContext } from '../../entities/status.js';
+import type { FilterContext, FilterService } from '../notifications/filter.service.js';
 import type { AccountService } from '../accounts/account.service.js';
 import { BEARER_ERRORS, lookupBearer, userIdOf } from '../oauth/bearer.js';
 import type { OAuthService } from '../oauth/oauth.service.js';
@@ -13,6 +15,8 @@ export interface StatusRouteDeps {
   accounts: AccountService;
   oauth: OAuthService;
   json: StatusJsonContext;
+  /** The viewer's content filters, applied to the reads that name their context. */
+  filters?: Pick<FilterService, 'matcher'> | undefined;
 }
 
 /** The signed-in caller's account (a route guarded by `requireUser`). */
@@ -40,16 +44,27 @@ export async function optionalViewer(
   return (await deps.accounts.activeAccount(auth.userId)).id;
 }
 
-/** Statuses' JSON in the order of `ids` (ids the viewer cannot see, or that went, are left out). */
+/**
+ * Statuses' JSON in the order of `ids` (ids the viewer cannot see, or that went, are left out). In a
+ * filter `context` (home, public, thread…), each carries the viewer's matching filters in `filtered`
+ * and those a `hide` filter of that context matches are left out.
+ */
 export async function statusesJson(
   deps: StatusRouteDeps,
   ids: readonly string[],
   viewerId: string | null,
+  context?: FilterContext,
 ): Promise<StatusJson[]> {
-  const views = await deps.statuses.views(ids, viewerId);
+  const [views, matcher] = await Promise.all([
+    deps.statuses.views(ids, viewerId),
+    context === undefined || deps.filters === undefined ? null : deps.filters.matcher(viewerId, context),
+  ]);
   return ids.flatMap((id) => {
     const view = views.get(id);
-    return view ? [serializeStatus(view, deps.json)] : [];
+    if (!view) return [];
+    if (matcher === null) return [serializeStatus(view, deps.json)];
+    const { matches, hidden } = matcher.match(view);
+    return hidden ? [] : [serializeStatus(view, deps.json, { filtered: matches.map(serializeFilterResult) })];
   });
 }
 

@@ -1,0 +1,3 @@
+export * from './filter.service.js';
+export * from './notification.service.js';
+export * from './notification.types.js';
