@@ -21,6 +21,7 @@ import { TimelineService } from './modules/timelines/timeline.service.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
 import { InstanceService } from './modules/instance/instance.service.js';
+import { contributeUsageCounters } from './modules/instance/usage-counters.js';
 import { OAuthService } from './modules/oauth/oauth.service.js';
 import { resolveSecretKeyBase } from './modules/oauth/secret-key-base.js';
 import { TokenCipher } from './modules/oauth/token-crypto.js';
@@ -93,7 +94,7 @@ export const AppContext = {
     const infrastructure = createInfrastructure(config, overrides);
     const { logger, sequelize, pubsub } = infrastructure;
     try {
-      const stats = overrides.stats ?? new InstanceStatsRegistry(logger);
+      const stats = overrides.stats ?? contributeUsageCounters(new InstanceStatsRegistry(logger), sequelize);
       const instance = overrides.instance ?? new InstanceService({ config, sequelize, stats, logger });
       const instanceDocuments =
         overrides.instanceDocuments ??
