@@ -11,6 +11,7 @@ import { microblogActorUrls } from './federation/actor-urls.js';
 import { microblogFederation, microblogPushHub } from './federation/federation.js';
 import { maintenanceJobs } from './jobs/maintenance.js';
 import { AccountService } from './modules/accounts/account.service.js';
+import { AnnouncementService } from './modules/announcements/announcement.service.js';
 import { oauthUserTokens } from './modules/accounts/user-token-issuer.js';
 import { MediaAttachmentService } from './modules/media/media-attachment.service.js';
 import { ProfileImages } from './modules/media/profile-images.js';
@@ -67,6 +68,8 @@ export interface AppContextParts {
   statuses: StatusService;
   /** The pages of the home, public and hashtag timelines. */
   timelines: TimelineService;
+  /** Announcements administrators write; users read, dismiss and react to them. */
+  announcements: AnnouncementService;
   /** Request limits shared by every process of the service (packages/auth). */
   rateLimiter: RateLimiter;
   /** Revocable sign-in sessions of the web pages. */
@@ -252,6 +255,9 @@ export const AppContext = {
         remoteMedia,
         statuses,
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
+        announcements:
+          overrides.announcements ??
+          new AnnouncementService({ sequelize, actors, publicUrl: config.http.publicUrl }),
         rateLimiter,
         jobs,
         sessions:

@@ -9,6 +9,7 @@ import { earlyFollowsRouter } from './api/follows.js';
 import { hotReads } from './api/hot-reads.js';
 import { hotReadsRouter } from './http/hot-reads.js';
 import { accountsRouter } from './api/v1/accounts.js';
+import { announcementsRouter } from './api/v1/announcements.js';
 import { appsRouter } from './api/v1/apps.js';
 import { bookmarksRouter } from './api/v1/bookmarks.js';
 import { favouritesRouter } from './api/v1/favourites.js';
@@ -128,6 +129,7 @@ export function createApp(ctx: AppContext): express.Express {
       uploads: { limits: config.media.limits, dir: config.media.incomingDir },
     }),
   );
+  app.use(announcementsRouter({ announcements: ctx.announcements, accounts, guards, publicUrl }));
   app.use(appsRouter(ctx.oauth, bodyLimitBytes));
   app.use(blocksRouter(relationships, guards, publicUrl));
   app.use(domainBlocksRouter(relationships, guards, publicUrl));

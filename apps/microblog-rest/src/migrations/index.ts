@@ -11,6 +11,7 @@ import { mediaAttachments } from './20261123000000-media-attachments.js';
 import { mediaOrphanKeys } from './20261124210000-media-orphan-keys.js';
 import { statuses } from './20261127100000-statuses.js';
 import { relationships } from './20261127110100-relationships.js';
+import { announcements } from './20261127124000-announcements.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -35,6 +36,7 @@ export function migrationSets(): MigrationSet[] {
         mediaOrphanKeys,
         statuses,
         relationships,
+        announcements,
       ],
     },
   ];
