@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import express from 'express';
-import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
+import { closeHttp, createHttpServer, listenHttp, readTlsCredentials } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
@@ -209,6 +209,7 @@ export function createServer(ctx: AppContext): AppServer {
         }),
         {
           timeouts: config.http.timeouts,
+          tls: await readTlsCredentials(config.http.tls),
           errorBody: (_status, message) => ({
             contentType: 'application/json; charset=utf-8',
             body: JSON.stringify({ error: message } satisfies ErrorJson),
