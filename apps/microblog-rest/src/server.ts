@@ -44,6 +44,7 @@ import { ensureWebApplication } from './modules/oauth/authorize/web-app.js';
 import { bearerGuards } from './modules/oauth/bearer.js';
 import { authorizeRouter } from './oauth/authorize.js';
 import { oauthTokensRouter } from './oauth/tokens.js';
+import { profilePagesRouter } from './web/profile-pages.js';
 import { nodeInfoRouter } from './well-known/nodeinfo.js';
 import { oauthMetadataRouter } from './well-known/oauth-authorization-server.js';
 
@@ -109,6 +110,20 @@ export function createApp(ctx: AppContext): express.Express {
     publicUrl,
     json: { publicUrl, mediaUrl: (key: string) => ctx.media.urlOf(key) },
   };
+  // /@name and /@name/:id, the pages of accounts and posts (web/)
+  app.use(
+    profilePagesRouter({
+      sequelize: ctx.sequelize,
+      actors: ctx.actors,
+      remoteImages: ctx.remoteMedia,
+      accounts,
+      statuses: ctx.statuses,
+      sessions: ctx.sessions,
+      instance: ctx.instance,
+      json: statusDeps.json,
+      domain: config.http.domain,
+    }),
+  );
   // /api/accounts/:id and /api/statuses*, the early API (api/)
   app.use(earlyStatusesRouter({ ...statusDeps, users: ctx.users, limiter: ctx.rateLimiter }));
   // /api/accounts/:id(/following|followers|follow|unfollow) and /api/follows
