@@ -18,7 +18,8 @@ Commands:
   announcements:publish | announcements:unpublish | announcements:delete --service microblog --id ID
   help                                        this text
 
-Variables prefixed EVENTS_ or MICROBLOG_ apply to that service only (EVENTS_DATABASE_URL, …).`;
+Variables prefixed EVENTS_ or MICROBLOG_ apply to that service only (EVENTS_DATABASE_URL, …).
+With HTTPS=1 (as for \`HTTPS=1 npm start\`) the accounts it creates get https ids.`;
 
 export const commandNames = new Set([
   'migrate',

@@ -68,6 +68,11 @@ const inputSchema = z
     allDay: z.boolean().default(false),
     published: z.boolean().default(true),
   })
+  // As the reference: a time range has both ends, or neither.
+  .refine((input) => (input.startsAt === null) === (input.endsAt === null), {
+    message: 'must be given with starts_at',
+    path: ['endsAt'],
+  })
   .refine((input) => !input.startsAt || !input.endsAt || input.endsAt >= input.startsAt, {
     message: 'must be after starts_at',
     path: ['endsAt'],

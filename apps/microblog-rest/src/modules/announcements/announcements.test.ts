@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createRestAPIClient } from 'masto';
 import { Mastodon } from 'megalodon';
+import { BadInput } from '@agora/core';
 import {
   registerApp,
   signedInAccount,
@@ -159,6 +160,20 @@ describe('announcements (microblog, /api/v1/announcements)', () => {
     expect(ninth.body.error).to.match(/^Validation failed: Name/);
     // An existing one may still be added by another user.
     expect((await rest(t.url, reactPath('🚀'), { method: 'PUT', token: bob.token })).status).to.equal(200);
+
+    // What an administrator writes is checked too: nothing is stored when it is refused.
+    for (const [input, message] of [
+      [{ text: '  ' }, "Validation failed: text can't be blank"],
+      [{ text: 'x', startsAt: new Date() }, 'Validation failed: ends_at must be given with starts_at'],
+      [
+        { text: 'x', startsAt: new Date(), endsAt: new Date(Date.now() - 1000) },
+        'Validation failed: ends_at must be after starts_at',
+      ],
+    ] as const) {
+      const refused = await t.ctx.announcements.create(input).catch((error: unknown) => error);
+      expect(refused).to.be.instanceOf(BadInput).and.have.property('message', message);
+    }
+    expect((await t.ctx.announcements.all()).map((a) => a.text)).to.not.include('x');
 
     const draft = await t.ctx.announcements.create({ text: 'Draft', published: false });
     for (const [method, path] of [
