@@ -73,19 +73,17 @@ export function profilePagesRouter(deps: ProfilePagesDeps): Router {
     const last = statuses.at(-1);
     const olderUrl = ids.length > PAGE_SIZE && last ? `${req.path}?max_id=${last.id}` : null;
     const frame = await frameOf(req);
-    res
-      .set(pageHeaders(mediaOrigin, frame.signedInAs !== null))
-      .send(
-        accountPage(
-          {
-            account: serializeAccount(account, deps.json.publicUrl),
-            statuses,
-            olderUrl,
-            domain: deps.domain,
-          },
-          frame,
-        ),
-      );
+    res.set(pageHeaders(mediaOrigin, frame.signedInAs !== null)).send(
+      accountPage(
+        {
+          account: serializeAccount(account, deps.json.publicUrl),
+          statuses,
+          olderUrl,
+          domain: deps.domain,
+        },
+        frame,
+      ),
+    );
   });
 
   router.get('/@:name/:id', async (req, res, next) => {
