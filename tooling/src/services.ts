@@ -30,7 +30,33 @@ export interface AdminContext {
   createUser(input: AdminUserInput): Promise<AdminUserResult>;
   /** Dead letters, domain blocks (packages/federation). */
   federation: Federation;
+  /** The instance's announcements (microblog only). */
+  announcements?: AdminAnnouncements;
   close(): Promise<void>;
+}
+
+/** An announcement as the admin tool shows it. */
+export interface AdminAnnouncement {
+  id: string;
+  text: string;
+  startsAt: Date | null;
+  endsAt: Date | null;
+  allDay: boolean;
+  /** Null: a draft. */
+  publishedAt: Date | null;
+}
+
+export interface AdminAnnouncements {
+  create(input: {
+    text: string;
+    startsAt?: Date | null;
+    endsAt?: Date | null;
+    allDay?: boolean;
+    published?: boolean;
+  }): Promise<AdminAnnouncement>;
+  all(): Promise<AdminAnnouncement[]>;
+  setPublished(id: string, published: boolean): Promise<AdminAnnouncement>;
+  remove(id: string): Promise<void>;
 }
 
 export interface AdminUserInput {
@@ -107,6 +133,7 @@ export const services: ServiceEntry[] = [
       );
       return {
         federation: ctx.federation,
+        announcements: ctx.announcements,
         close: () => ctx.close(),
         createUser: async (input) => {
           const created = await microblog.adminCreateUser(ctx, input);

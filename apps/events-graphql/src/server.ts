@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { expressClientIp } from '@agora/auth';
-import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
+import { closeHttp, createHttpServer, listenHttp, readTlsCredentials } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { nodeInfoRouter } from './federation/nodeinfo.js';
@@ -118,6 +118,7 @@ export function createServer(ctx: AppContext): AppServer {
       );
       const server = createHttpServer(app, {
         timeouts: config.http.timeouts,
+        tls: await readTlsCredentials(config.http.tls),
         errorBody: (status, message) => ({
           contentType: 'application/json',
           body: httpErrorBody(status, message),

@@ -11,6 +11,7 @@ import { microblogActorUrls } from './federation/actor-urls.js';
 import { microblogFederation, microblogPushHub } from './federation/federation.js';
 import { maintenanceJobs } from './jobs/maintenance.js';
 import { AccountService } from './modules/accounts/account.service.js';
+import { AnnouncementService } from './modules/announcements/announcement.service.js';
 import { oauthUserTokens } from './modules/accounts/user-token-issuer.js';
 import { MediaAttachmentService } from './modules/media/media-attachment.service.js';
 import { ProfileImages } from './modules/media/profile-images.js';
@@ -27,6 +28,7 @@ import { TimelineService } from './modules/timelines/timeline.service.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
 import { InstanceService } from './modules/instance/instance.service.js';
+import { contributeUsageCounters } from './modules/instance/usage-counters.js';
 import { OAuthService } from './modules/oauth/oauth.service.js';
 import { resolveSecretKeyBase } from './modules/oauth/secret-key-base.js';
 import { TokenCipher } from './modules/oauth/token-crypto.js';
@@ -86,6 +88,8 @@ export interface AppContextParts {
   filters: FilterService;
   /** The pages of the home, public and hashtag timelines. */
   timelines: TimelineService;
+  /** Announcements administrators write; users read, dismiss and react to them. */
+  announcements: AnnouncementService;
   /** Request limits shared by every process of the service (packages/auth). */
   rateLimiter: RateLimiter;
   /** Revocable sign-in sessions of the web pages. */
@@ -113,7 +117,7 @@ export const AppContext = {
     const infrastructure = createInfrastructure(config, overrides);
     const { logger, sequelize, pubsub } = infrastructure;
     try {
-      const stats = overrides.stats ?? new InstanceStatsRegistry(logger);
+      const stats = overrides.stats ?? contributeUsageCounters(new InstanceStatsRegistry(logger), sequelize);
       const instance = overrides.instance ?? new InstanceService({ config, sequelize, stats, logger });
       const instanceDocuments =
         overrides.instanceDocuments ??
@@ -324,6 +328,9 @@ export const AppContext = {
         notifications,
         filters,
         timelines: overrides.timelines ?? new TimelineService({ sequelize }),
+        announcements:
+          overrides.announcements ??
+          new AnnouncementService({ sequelize, actors, publicUrl: config.http.publicUrl }),
         rateLimiter,
         jobs,
         sessions:

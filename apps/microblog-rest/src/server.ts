@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import express from 'express';
-import { closeHttp, createHttpServer, listenHttp } from '@agora/core';
+import { closeHttp, createHttpServer, listenHttp, readTlsCredentials } from '@agora/core';
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { earlyAccountsRouter } from './api/accounts.js';
@@ -9,6 +9,7 @@ import { earlyFollowsRouter } from './api/follows.js';
 import { hotReads } from './api/hot-reads.js';
 import { hotReadsRouter } from './http/hot-reads.js';
 import { accountsRouter } from './api/v1/accounts.js';
+import { announcementsRouter } from './api/v1/announcements.js';
 import { appsRouter } from './api/v1/apps.js';
 import { bookmarksRouter } from './api/v1/bookmarks.js';
 import { favouritesRouter } from './api/v1/favourites.js';
@@ -52,6 +53,7 @@ import { ensureWebApplication } from './modules/oauth/authorize/web-app.js';
 import { bearerGuards } from './modules/oauth/bearer.js';
 import { authorizeRouter } from './oauth/authorize.js';
 import { oauthTokensRouter } from './oauth/tokens.js';
+import { profilePagesRouter } from './web/profile-pages.js';
 import { nodeInfoRouter } from './well-known/nodeinfo.js';
 import { oauthMetadataRouter } from './well-known/oauth-authorization-server.js';
 
@@ -133,6 +135,20 @@ export function createApp(ctx: AppContext): express.Express {
       filters: ctx.filters,
     },
   };
+  // /@name and /@name/:id, the pages of accounts and posts (web/)
+  app.use(
+    profilePagesRouter({
+      sequelize: ctx.sequelize,
+      actors: ctx.actors,
+      remoteImages: ctx.remoteMedia,
+      accounts,
+      statuses: ctx.statuses,
+      sessions: ctx.sessions,
+      instance: ctx.instance,
+      json: statusDeps.json,
+      domain: config.http.domain,
+    }),
+  );
   // /api/accounts/:id and /api/statuses*, the early API (api/)
   app.use(earlyStatusesRouter({ ...statusDeps, users: ctx.users, limiter: ctx.rateLimiter }));
   // /api/accounts/:id(/following|followers|follow|unfollow) and /api/follows
@@ -153,6 +169,7 @@ export function createApp(ctx: AppContext): express.Express {
       uploads: { limits: config.media.limits, dir: config.media.incomingDir },
     }),
   );
+  app.use(announcementsRouter({ announcements: ctx.announcements, accounts, guards, publicUrl }));
   app.use(appsRouter(ctx.oauth, bodyLimitBytes));
   app.use(blocksRouter(relationships, guards, publicUrl));
   app.use(domainBlocksRouter(relationships, guards, publicUrl));
@@ -260,6 +277,7 @@ export function createServer(ctx: AppContext): AppServer {
         }),
         {
           timeouts: config.http.timeouts,
+          tls: await readTlsCredentials(config.http.tls),
           errorBody: (_status, message) => ({
             contentType: 'application/json; charset=utf-8',
             body: JSON.stringify({ error: message } satisfies ErrorJson),

@@ -9,6 +9,8 @@ import {
   redactConfig,
   serviceEnv,
   services,
+  type AdminAnnouncement,
+  type AdminAnnouncements,
   type AdminContext,
   type ServiceEntry,
 } from '../services.js';
@@ -127,6 +129,81 @@ async function blockDomain(
 
 class UsageError extends Error {}
 
+/** Runs `use` with the announcements of a service that has them (the microblog). */
+function withAnnouncements<T>(
+  entry: ServiceEntry,
+  use: (announcements: AdminAnnouncements) => Promise<T>,
+): Promise<T> {
+  return withAdmin(entry, (admin) => {
+    if (!admin.announcements) throw new UsageError(`the ${entry.name} service has no announcements`);
+    return use(admin.announcements);
+  });
+}
+
+function dateOption(value: string | undefined, name: string): Date | null {
+  if (value === undefined) return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()))
+    throw new UsageError(`--${name} must be a date (ISO 8601), not "${value}"`);
+  return date;
+}
+
+function announcementLine(announcement: AdminAnnouncement): string {
+  const when = (date: Date | null) => date?.toISOString() ?? '-';
+  return [
+    announcement.id,
+    announcement.publishedAt ? `published ${when(announcement.publishedAt)}` : 'draft',
+    `${when(announcement.startsAt)} → ${when(announcement.endsAt)}${announcement.allDay ? ' (all day)' : ''}`,
+    JSON.stringify(announcement.text.length > 60 ? `${announcement.text.slice(0, 59)}…` : announcement.text),
+  ].join('  ');
+}
+
+async function announcementsCommand(
+  command: string,
+  entry: ServiceEntry,
+  options: {
+    id?: string;
+    text?: string;
+    'starts-at'?: string;
+    'ends-at'?: string;
+    'all-day'?: boolean;
+    draft?: boolean;
+  },
+): Promise<void> {
+  if (command === 'announcements:create') {
+    const text = options.text;
+    if (!text?.trim()) throw new UsageError('announcements:create needs --text');
+    const input = {
+      text,
+      startsAt: dateOption(options['starts-at'], 'starts-at'),
+      endsAt: dateOption(options['ends-at'], 'ends-at'),
+      allDay: options['all-day'] ?? false,
+      published: !options.draft,
+    };
+    out(announcementLine(await withAnnouncements(entry, (announcements) => announcements.create(input))));
+    return;
+  }
+  if (command === 'announcements:list') {
+    const all = await withAnnouncements(entry, (announcements) => announcements.all());
+    if (all.length === 0) out('no announcements');
+    for (const announcement of all) out(announcementLine(announcement));
+    return;
+  }
+  const id = options.id;
+  if (!id) throw new UsageError(`${command} needs --id`);
+  if (command === 'announcements:delete') {
+    await withAnnouncements(entry, (announcements) => announcements.remove(id));
+    out(`announcement ${id} deleted`);
+    return;
+  }
+  const published = command === 'announcements:publish';
+  out(
+    announcementLine(
+      await withAnnouncements(entry, (announcements) => announcements.setPublished(id, published)),
+    ),
+  );
+}
+
 function requiredService(name: string | undefined, command: string | undefined): ServiceEntry {
   if (!name)
     throw new UsageError(`${command ?? 'this command'} needs --service events or --service microblog`);
@@ -186,6 +263,13 @@ export async function main(argv: string[]): Promise<number> {
       out(`${domain}: unblocked`);
       return 0;
     }
+    case 'announcements:create':
+    case 'announcements:list':
+    case 'announcements:publish':
+    case 'announcements:unpublish':
+    case 'announcements:delete':
+      await announcementsCommand(command ?? '', requiredService(values.service, command), values);
+      return 0;
     case 'help':
     case undefined:
       out(usage);

@@ -12,9 +12,14 @@ Commands:
   domains:block --service S --domain D [--severity suspend|silence|noop] [--reject-media]
                                               refuse or limit a domain (inbox and fetches)
   domains:unblock --service S --domain D      lift a domain block
+  announcements:create --service microblog --text T [--starts-at ISO] [--ends-at ISO]
+               [--all-day] [--draft]          publish an announcement to every user (or keep a draft)
+  announcements:list --service microblog      every announcement, drafts and ended ones included
+  announcements:publish | announcements:unpublish | announcements:delete --service microblog --id ID
   help                                        this text
 
-Variables prefixed EVENTS_ or MICROBLOG_ apply to that service only (EVENTS_DATABASE_URL, …).`;
+Variables prefixed EVENTS_ or MICROBLOG_ apply to that service only (EVENTS_DATABASE_URL, …).
+With HTTPS=1 (as for \`HTTPS=1 npm start\`) the accounts it creates get https ids.`;
 
 export const commandNames = new Set([
   'migrate',
@@ -24,6 +29,11 @@ export const commandNames = new Set([
   'deliveries:replay',
   'domains:block',
   'domains:unblock',
+  'announcements:create',
+  'announcements:list',
+  'announcements:publish',
+  'announcements:unpublish',
+  'announcements:delete',
 ]);
 
 export const cliOptions = {
@@ -38,5 +48,10 @@ export const cliOptions = {
   domain: { type: 'string' },
   severity: { type: 'string' },
   'reject-media': { type: 'boolean' },
+  text: { type: 'string' },
+  'starts-at': { type: 'string' },
+  'ends-at': { type: 'string' },
+  'all-day': { type: 'boolean' },
+  draft: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

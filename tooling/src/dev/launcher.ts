@@ -1,11 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import {
   baseServiceEnv,
   defaultDataDir,
+  envBoolean,
   EXIT_WITH_STDIN_FLAG,
   envList,
   loadConfig,
@@ -19,6 +22,8 @@ const launcherSchema = z.object({
   DATA_DIR: z.string().optional(),
   EMBEDDED_PG_PORT: baseServiceEnv({ port: 0 }).EMBEDDED_PG_PORT,
   SERVICES: envList(services.map((service) => service.name)),
+  // HTTPS=1: both services over TLS with a certificate of a local CA (DATA_DIR/tls; see local-tls.ts).
+  HTTPS: envBoolean(false),
 });
 
 export interface LaunchedService {
@@ -36,13 +41,33 @@ export interface Launcher {
 
 export type Print = (line: string) => void;
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+/** GET url: true on a 2xx. Over https, only a certificate `ca` signed is accepted. */
+async function healthy(url: string, ca: Buffer | null): Promise<boolean> {
+  if (ca === null) {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return response.ok;
+  }
+  return new Promise((resolve, reject) => {
+    const request = httpsGet(url, { ca, timeout: 2000 }, (response) => {
+      response.resume();
+      resolve((response.statusCode ?? 500) < 300);
+    });
+    request.on('timeout', () => request.destroy(new Error('timed out')));
+    request.on('error', reject);
+  });
+}
+
+async function waitForHealth(
+  url: string,
+  child: ChildProcess,
+  ca: Buffer | null,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode} before it was healthy`);
     try {
-      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-      if (response.ok) return;
+      if (await healthy(`${url}/health`, ca)) return;
     } catch {
       // not listening yet
     }
@@ -92,7 +117,8 @@ function prefixOutput(child: ChildProcess, name: string, print: Print): void {
 /** Local address to probe a service on, whatever interface it binds. */
 function probeUrl(config: BaseServiceConfig): string {
   const host = ['0.0.0.0', '::', ''].includes(config.http.host) ? '127.0.0.1' : config.http.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.http.port}`;
+  const scheme = config.http.tls ? 'https' : 'http';
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.http.port}`;
 }
 
 /**
@@ -102,10 +128,24 @@ function probeUrl(config: BaseServiceConfig): string {
 export async function launch(env: Env, print: Print): Promise<Launcher> {
   const settings = loadConfig(launcherSchema, env);
   const dataDir = settings.DATA_DIR ?? defaultDataDir();
+  // HTTPS: each service serves the local CA's certificate, names itself https://localhost:PORT
+  // (unless PUBLIC_URL says otherwise) and trusts that CA in its outgoing requests (Node reads
+  // NODE_EXTRA_CA_CERTS at start), so the services federate with each other over https too.
+  let tlsEnv: Env = {};
+  let ca: Buffer | null = null;
+  if (settings.HTTPS) {
+    const { ensureLocalTls } = await import('./local-tls.js');
+    const tls = await ensureLocalTls(join(dataDir, 'tls'));
+    ca = await readFile(tls.caFile);
+    print(
+      `HTTPS        certificate of the local CA ${tls.caFile}${tls.created.ca ? ' (new: trust it once, see README)' : ''}`,
+    );
+    tlsEnv = { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, NODE_EXTRA_CA_CERTS: tls.caFile };
+  }
   const chosen = settings.SERVICES.map((name) => {
     const entry = services.find((service) => service.name === name);
     if (!entry) throw new Error(`SERVICES: unknown service "${name}"`);
-    const childEnv: Env = { ...serviceEnv(entry, env), DATA_DIR: dataDir };
+    const childEnv: Env = { ...serviceEnv(entry, env), ...tlsEnv, DATA_DIR: dataDir };
     // Validate every service's configuration before starting anything.
     return { entry, childEnv, config: entry.loadConfig(childEnv) };
   });
@@ -175,7 +215,7 @@ export async function launch(env: Env, print: Print): Promise<Launcher> {
     await Promise.all(
       launched.map(async ({ entry, config, child }) => {
         try {
-          await waitForHealth(probeUrl(config), child);
+          await waitForHealth(probeUrl(config), child, ca);
         } catch (error) {
           throw new Error(`${entry.label}: ${(error as Error).message}`);
         }

@@ -17,6 +17,7 @@ import { scheduledStatuses } from './20261127123100-scheduled-statuses.js';
 import { markers } from './20261127123200-markers.js';
 import { lists } from './20261127123300-lists.js';
 import { accountConversations } from './20261127123400-account-conversations.js';
+import { announcements } from './20261127124000-announcements.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -47,6 +48,7 @@ export function migrationSets(): MigrationSet[] {
         markers,
         lists,
         accountConversations,
+        announcements,
       ],
     },
   ];

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { envBoolean, envInt, envList, envPort, envUrl, processEnv, type Env } from './load.js';
+import { ConfigError, envBoolean, envInt, envList, envPort, envUrl, processEnv, type Env } from './load.js';
 import type { LogLevel } from '../logger/logger.js';
 
 export type ServiceName = 'events' | 'microblog';
@@ -22,6 +22,8 @@ export interface BaseServiceConfig {
     domain: string;
     bodyLimitBytes: number;
     trustProxy: boolean;
+    /** Serve HTTPS with this certificate and key (PEM files), e.g. the launcher's local CA's; null: plain HTTP. */
+    tls: { certFile: string; keyFile: string } | null;
     /** Patience with slow and silent clients (issue 12 §3). */
     timeouts: { headersMs: number; bodyIdleMs: number; requestMs: number };
   };
@@ -68,6 +70,12 @@ export function baseServiceEnv(defaults: { port: number }) {
     LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
     TRUST_PROXY: envBoolean(false),
+    // HTTPS=1: the default PUBLIC_URL is https://localhost:PORT (served with the TLS files below, or
+    // behind a TLS proxy). `HTTPS=1 npm start` makes the TLS files; the admin CLI reads it too.
+    HTTPS: envBoolean(false),
+    // Both or neither: PEM files of the certificate (its chain) and its private key.
+    TLS_CERT_FILE: z.string().min(1).optional(),
+    TLS_KEY_FILE: z.string().min(1).optional(),
     // Seconds, not minutes: a silent client holds a connection this long at most.
     HTTP_HEADERS_TIMEOUT_MS: envInt(10_000, { min: 100 }),
     HTTP_BODY_IDLE_TIMEOUT_MS: envInt(10_000, { min: 100 }),
@@ -100,7 +108,15 @@ export function toBaseServiceConfig(
   service: ServiceName,
   databaseName: string,
 ): BaseServiceConfig {
-  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  if ((env.TLS_CERT_FILE === undefined) !== (env.TLS_KEY_FILE === undefined)) {
+    throw new ConfigError(['TLS_CERT_FILE and TLS_KEY_FILE: give both, or neither']);
+  }
+  const tls =
+    env.TLS_CERT_FILE !== undefined && env.TLS_KEY_FILE !== undefined
+      ? { certFile: resolve(env.TLS_CERT_FILE), keyFile: resolve(env.TLS_KEY_FILE) }
+      : null;
+  const scheme = tls || env.HTTPS ? 'https' : 'http';
+  const publicUrl = (env.PUBLIC_URL ?? `${scheme}://localhost:${env.PORT}`).replace(/\/+$/, '');
   const domain = new URL(publicUrl).host;
   const dataDir = resolve(env.DATA_DIR ?? defaultDataDir());
   return {
@@ -114,6 +130,7 @@ export function toBaseServiceConfig(
       domain,
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       trustProxy: env.TRUST_PROXY,
+      tls,
       timeouts: {
         headersMs: env.HTTP_HEADERS_TIMEOUT_MS,
         bodyIdleMs: env.HTTP_BODY_IDLE_TIMEOUT_MS,

@@ -6,6 +6,8 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -23,6 +25,22 @@ export interface HttpServerOptions {
   timeouts: HttpTimeouts;
   /** An error answered outside the app (a timeout, unparseable HTTP), in the API's own format. */
   errorBody(status: number, message: string): { contentType: string; body: string };
+  /** Serve HTTPS with this certificate (chain) and key, PEM; absent: plain HTTP. */
+  tls?: TlsCredentials | null;
+}
+
+export interface TlsCredentials {
+  cert: Buffer;
+  key: Buffer;
+}
+
+/** Reads the PEM files a config names (`config.http.tls`); null stays null (plain HTTP). */
+export async function readTlsCredentials(
+  files: { certFile: string; keyFile: string } | null,
+): Promise<TlsCredentials | null> {
+  if (!files) return null;
+  const [cert, key] = await Promise.all([readFile(files.certFile), readFile(files.keyFile)]);
+  return { cert, key };
 }
 
 /**
@@ -33,16 +51,17 @@ export interface HttpServerOptions {
  */
 export function createHttpServer(listener: RequestListener, options: HttpServerOptions): Server {
   const { headersMs, bodyIdleMs, requestMs } = options.timeouts;
-  const server = createServer(
-    {
-      // Node refuses a headers limit above the request limit.
-      headersTimeout: Math.min(headersMs, requestMs),
-      requestTimeout: requestMs,
-      // The limits above are enforced at this period: a tenth of the shortest, at most a second.
-      connectionsCheckingInterval: checkPeriod(Math.min(headersMs, requestMs)),
-    },
-    listener,
-  );
+  const httpOptions = {
+    // Node refuses a headers limit above the request limit.
+    headersTimeout: Math.min(headersMs, requestMs),
+    requestTimeout: requestMs,
+    // The limits above are enforced at this period: a tenth of the shortest, at most a second.
+    connectionsCheckingInterval: checkPeriod(Math.min(headersMs, requestMs)),
+  };
+  // node:https's server is node:http's over TLS: the same limits and events apply.
+  const server: Server = options.tls
+    ? createHttpsServer({ ...httpOptions, cert: options.tls.cert, key: options.tls.key }, listener)
+    : createServer(httpOptions, listener);
   const bodies = new BodyWatch(bodyIdleMs, options.errorBody);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => bodies.add(req, res));
   server.on('listening', () => bodies.start());
@@ -184,7 +203,8 @@ export async function listenHttp(
   const actual = (server.address() as AddressInfo).port;
   // A wildcard address is not somewhere to send a request: name the loopback instead.
   const name = ['0.0.0.0', '::', ''].includes(host) ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return { port: actual, url: `http://${name}:${actual}` };
+  const scheme = server instanceof HttpsServer ? 'https' : 'http';
+  return { port: actual, url: `${scheme}://${name}:${actual}` };
 }
 
 /**

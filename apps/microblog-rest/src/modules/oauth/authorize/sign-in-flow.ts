@@ -179,6 +179,11 @@ function formActionSource(redirectUri: string): string {
 /** The handlers of the sign-in pages, mounted by `src/oauth/authorize.ts` and `src/auth/sessions.ts`. */
 export type SignInFlow = ReturnType<typeof signInFlow>;
 
+/** The cookie holding a browser's sign-in session (`__Host-` under https). Other pages read it too. */
+export function sessionCookieName(publicUrl: string): string {
+  return publicUrl.startsWith('https:') ? '__Host-agora_session' : 'agora_session';
+}
+
 /**
  * The browser's way to an authorization code: GET/POST /oauth/authorize, the sign-in and two-factor
  * forms (/auth/sign_in, /auth/two_factor) and /auth/sign_out, which share cookies, CSRF tokens and
@@ -186,7 +191,7 @@ export type SignInFlow = ReturnType<typeof signInFlow>;
  */
 export function signInFlow(deps: AuthorizePagesDeps) {
   const secure = deps.publicUrl.startsWith('https:');
-  const sessionCookie = secure ? '__Host-agora_session' : 'agora_session';
+  const sessionCookie = sessionCookieName(deps.publicUrl);
   const csrfCookie = secure ? '__Host-agora_csrf' : 'agora_csrf';
   const pendingCookie = secure ? '__Host-agora_2fa' : 'agora_2fa';
 
