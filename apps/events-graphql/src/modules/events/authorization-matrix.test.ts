@@ -18,9 +18,13 @@ interface Member {
 }
 
 const CREATE_PERSON = `mutation($name: String!) { createPerson(preferredUsername: $name) { id } }`;
-const CREATE_EVENT = `mutation($organizerActorId: ID!, $title: String!, $draft: Boolean, $joinOptions: EventJoinOptions) {
+const CREATE_EVENT = `mutation($organizerActorId: ID!, $title: String!, $draft: Boolean, $joinOptions: EventJoinOptions,
+  $attributedToId: ID) {
   createEvent(organizerActorId: $organizerActorId, title: $title, description: "", draft: $draft,
-    joinOptions: $joinOptions, beginsOn: "2030-06-01T10:00:00Z") { id uuid } }`;
+    joinOptions: $joinOptions, attributedToId: $attributedToId, beginsOn: "2030-06-01T10:00:00Z") { id uuid } }`;
+const CREATE_GROUP = `mutation($name: String!) { createGroup(preferredUsername: $name, openness: OPEN) { id } }`;
+const JOIN_GROUP = `mutation($g: ID!) { joinGroup(groupId: $g) { id role } }`;
+const UPDATE_MEMBER = `mutation($m: ID!, $role: MemberRoleEnum!) { updateMember(memberId: $m, role: $role) { id role } }`;
 const UPDATE_EVENT = `mutation($eventId: ID!, $title: String) { updateEvent(eventId: $eventId, title: $title) { id } }`;
 const DELETE_EVENT = `mutation($eventId: ID!) { deleteEvent(eventId: $eventId) { id } }`;
 const EVENT = `query($uuid: UUID!) { event(uuid: $uuid) { id title } }`;
@@ -301,4 +305,63 @@ describe('authorization matrix of events, participation, exports and comments (i
       }
     });
   }
+
+  describe('an event on behalf of a group: its moderators manage the participants (§2.2)', () => {
+    let groupModerator: Member;
+    let groupMember: Member;
+    let event: { id: string; uuid: string };
+    let request: { id: string };
+
+    before(async () => {
+      const group = ok<{ id: string }>(
+        await as('owner', CREATE_GROUP, { name: 'matrix_group' }),
+        'createGroup',
+      );
+      const join = async (name: string) => {
+        const session = await signedInAccount(server, `${name}@matrix.example`);
+        const profile = ok<{ id: string }>(
+          await gql(server, CREATE_PERSON, { token: session.token, variables: { name } }),
+          'createPerson',
+        );
+        const member = ok<{ id: string }>(
+          await gql(server, JOIN_GROUP, { token: session.token, variables: { g: group.id } }),
+          'joinGroup',
+        );
+        return { token: session.token, profileId: profile.id, memberId: member.id };
+      };
+      const promoted = await join('group_moderator');
+      ok(await as('owner', UPDATE_MEMBER, { m: promoted.memberId, role: 'MODERATOR' }), 'updateMember');
+      groupModerator = promoted;
+      groupMember = await join('group_member');
+      event = await ownersEvent({ joinOptions: 'RESTRICTED', attributedToId: group.id });
+      request = ok<{ id: string }>(
+        await as('other', JOIN, { eventId: event.id, actorId: members.other.profileId }),
+        'joinEvent',
+      );
+    });
+
+    for (const [who, permitted] of [
+      ['a plain member', false],
+      ['a group moderator', true],
+    ] as const) {
+      it(`${who}: ${permitted ? 'lists, exports and approves' : 'is refused'}`, async () => {
+        const token = permitted ? groupModerator.token : groupMember.token;
+        const listed = await gql(server, PARTICIPANTS, { token, variables: { uuid: event.uuid } });
+        const exported = await gql(server, EXPORT, { token, variables: { eventId: event.id } });
+        const approved = await gql(server, UPDATE_PARTICIPATION, {
+          token,
+          variables: { id: request.id, role: 'PARTICIPANT' },
+        });
+        if (permitted) {
+          expect(ok<{ participants: { total: number } }>(listed, 'event').participants.total).to.equal(2);
+          expect(ok<string>(exported, 'exportEventParticipants')).to.be.a('string');
+          expect(ok<{ role: string }>(approved, 'updateParticipation').role).to.equal('PARTICIPANT');
+        } else {
+          for (const response of [listed, exported, approved]) {
+            expect(response.body.errors, who).to.be.an('array').with.length.above(0);
+          }
+        }
+      });
+    }
+  });
 });

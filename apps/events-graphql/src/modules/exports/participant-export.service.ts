@@ -1,3 +1,5 @@
+import { GROUP_MODERATOR } from '../members/member-row.js';
+import { canManageEvent } from '../participations/event-managers.js';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BadInput, Forbidden, NotFound, Unauthenticated, type Logger } from '@agora/core';
@@ -88,8 +90,11 @@ export class ParticipantExportService {
   ): Promise<string> {
     const event = isRowId(eventId) ? await this.event(eventId) : null;
     if (!event) throw new NotFound(PARTICIPATION_MESSAGES.eventMissing(eventId), REFUSAL);
-    // The organizer, acting as the default profile (the reference's `can_event_be_updated_by?`).
-    if (profileId === null || profileId !== event.organizerActorId) {
+    // The organizer or a moderator of the event's group, acting as the default profile (§2.2).
+    if (
+      profileId === null ||
+      !(await canManageEvent(this.options.sequelize, profileId, { id: eventId, ...event }))
+    ) {
       throw new Forbidden(PARTICIPATION_MESSAGES.notModerator, REFUSAL);
     }
     if (!this.options.formats().includes(format)) {
@@ -142,21 +147,25 @@ export class ParticipantExportService {
       key: string;
       size: number;
       downloadName: string;
-      ownerId: string | null;
+      allowed: boolean;
     }>(
+      // The organizer's user, or a user with a profile moderating the event's group (§2.2).
       `SELECT x.file_key AS key, x.file_size AS size, x.download_name AS "downloadName",
-         a.user_id::text AS "ownerId"
+         (a.user_id = :userId OR EXISTS (
+           SELECT 1 FROM members m JOIN actors ma ON ma.id = m.actor_id
+           WHERE m.parent_id = e.attributed_to_id AND m.role IN (:groupRoles) AND ma.user_id = :userId
+         )) AS allowed
        FROM participant_exports x
        JOIN events e ON e.id = x.event_id
        JOIN actors a ON a.id = e.organizer_actor_id
        WHERE x.file_name = :fileName AND x.format = :format AND x.inserted_at > :oldest`,
       {
         type: QueryTypes.SELECT,
-        replacements: { fileName, format, oldest: this.oldest() },
+        replacements: { fileName, format, oldest: this.oldest(), userId, groupRoles: GROUP_MODERATOR },
       },
     );
     if (!row) throw new NotFound('Export not found');
-    if (row.ownerId !== userId) throw new Forbidden();
+    if (!row.allowed) throw new Forbidden();
     return {
       body: await this.options.storage.get(row.key),
       size: row.size,
@@ -199,9 +208,16 @@ export class ParticipantExportService {
     return new Date(this.options.clock().getTime() - EXPORT_LIFETIME_MS);
   }
 
-  private async event(id: string): Promise<{ title: string; organizerActorId: string } | null> {
-    const [row] = await this.options.sequelize.query<{ title: string; organizerActorId: string }>(
-      `SELECT title, organizer_actor_id::text AS "organizerActorId" FROM events WHERE id = :id`,
+  private async event(
+    id: string,
+  ): Promise<{ title: string; organizerActorId: string; attributedToId: string | null } | null> {
+    const [row] = await this.options.sequelize.query<{
+      title: string;
+      organizerActorId: string;
+      attributedToId: string | null;
+    }>(
+      `SELECT title, organizer_actor_id::text AS "organizerActorId",
+         attributed_to_id::text AS "attributedToId" FROM events WHERE id = :id`,
       { type: QueryTypes.SELECT, replacements: { id } },
     );
     return row ?? null;

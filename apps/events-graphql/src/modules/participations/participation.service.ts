@@ -1,3 +1,4 @@
+import { canManageEvent } from './event-managers.js';
 import { randomBytes } from 'node:crypto';
 import type { SessionUser } from '@agora/auth';
 import {
@@ -16,12 +17,7 @@ import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } f
 import type { InstanceEnvConfig } from '../../config/config.js';
 import { EVENT_COLUMNS, type EventRow } from '../events/event-row.js';
 import type { AnonymousActor } from './anonymous-actor.js';
-import {
-  EVENT_MODERATOR_ROLES,
-  PARTICIPANT_COLUMNS,
-  type ParticipantRole,
-  type ParticipantRow,
-} from './participant-row.js';
+import { PARTICIPANT_COLUMNS, type ParticipantRole, type ParticipantRow } from './participant-row.js';
 import { publishParticipationChange } from './participation-changes.js';
 import type { EventChanges, ParticipationMails } from './participation-mails.js';
 
@@ -357,17 +353,15 @@ export class ParticipationService {
     );
   }
 
-  /** Whether profile `actorId` manages `event`: its organizer, or one of its moderating participants. */
-  async canManage(actorId: string, event: Pick<EventRow, 'id' | 'organizerActorId'>): Promise<boolean> {
-    if (actorId === event.organizerActorId) return true;
-    const [row] = await this.options.sequelize.query(
-      `SELECT 1 FROM participants WHERE event_id = :eventId AND actor_id = :actorId AND role IN (:roles)`,
-      {
-        type: QueryTypes.SELECT,
-        replacements: { eventId: event.id, actorId, roles: EVENT_MODERATOR_ROLES },
-      },
-    );
-    return row !== undefined;
+  /**
+   * Whether profile `actorId` manages `event`: its organizer, one of its moderating participants, or
+   * a moderator of the group the event is on behalf of (§2.2).
+   */
+  async canManage(
+    actorId: string,
+    event: Pick<EventRow, 'id' | 'organizerActorId' | 'attributedToId'>,
+  ): Promise<boolean> {
+    return canManageEvent(this.options.sequelize, actorId, event);
   }
 
   async byId(id: string, transaction?: Transaction): Promise<ParticipantRow | null> {

@@ -1,3 +1,4 @@
+import { GROUP_MODERATOR } from '../../members/member-row.js';
 import { isRowId } from '@agora/db';
 import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../../../context.js';
@@ -40,15 +41,28 @@ export class ParticipantsView {
     return new Map(rows.map(({ eventId, ...counts }) => [eventId, counts]));
   }
 
-  /** Which of `eventIds` one of the user's profiles moderates (MODERATOR, ADMINISTRATOR or CREATOR). */
+  /**
+   * Which of `eventIds` one of the user's profiles moderates: as a MODERATOR, ADMINISTRATOR or CREATOR
+   * participant, or as a moderator of the group the event is on behalf of (§2.2).
+   */
   async moderatedBy(userId: string, eventIds: readonly string[]): Promise<Set<string>> {
     const rows = await this.app.sequelize.query<{ eventId: string }>(
-      `SELECT DISTINCT p.event_id::text AS "eventId"
+      `SELECT p.event_id::text AS "eventId"
        FROM actors a JOIN participants p ON p.actor_id = a.id
-       WHERE a.user_id = :userId AND p.event_id = ANY(ARRAY[:eventIds]::bigint[]) AND p.role IN (:roles)`,
+       WHERE a.user_id = :userId AND p.event_id = ANY(ARRAY[:eventIds]::bigint[]) AND p.role IN (:roles)
+       UNION
+       SELECT e.id::text FROM events e
+         JOIN members m ON m.parent_id = e.attributed_to_id AND m.role IN (:groupRoles)
+         JOIN actors a ON a.id = m.actor_id
+       WHERE a.user_id = :userId AND e.id = ANY(ARRAY[:eventIds]::bigint[])`,
       {
         type: QueryTypes.SELECT,
-        replacements: { userId, eventIds: ids(eventIds), roles: EVENT_MODERATOR_ROLES },
+        replacements: {
+          userId,
+          eventIds: ids(eventIds),
+          roles: EVENT_MODERATOR_ROLES,
+          groupRoles: GROUP_MODERATOR,
+        },
       },
     );
     return new Set(rows.map((row) => row.eventId));
