@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { findService, redactConfig, serviceEnv } from './services.js';
+import { findService, redactConfig, serviceEnv, services, sharedDatabaseProblem } from './services.js';
 
 describe('service environments', () => {
   it('gives each service its own prefixed variables and drops the other service’s', () => {
@@ -21,5 +21,30 @@ describe('service environments', () => {
     expect(shown).not.to.contain('s3cret');
     expect(shown).not.to.contain('hunter2');
     expect(shown).to.contain('db.example');
+  });
+
+  it('refuses one database for both services (an unprefixed DATABASE_URL), naming the way out', () => {
+    const shared = sharedDatabaseProblem(services, { DATABASE_URL: 'postgres://db.example/agora' });
+    expect(shared)
+      .to.match(/would share one database/)
+      .and.to.contain('EVENTS_DATABASE_URL');
+    // The same database written two ways is still one.
+    expect(
+      sharedDatabaseProblem(services, {
+        EVENTS_DATABASE_URL: 'postgres://DB.example:5432/agora',
+        MICROBLOG_DATABASE_URL: 'postgres://u:p@db.example/agora',
+      }),
+    ).to.be.a('string');
+    expect(
+      sharedDatabaseProblem(services, {
+        EVENTS_DATABASE_URL: 'postgres://db.example/agora_events',
+        MICROBLOG_DATABASE_URL: 'postgres://db.example/agora_microblog',
+      }),
+    ).to.equal(undefined);
+    // One service alone may use it; none set: the embedded cluster gives each its own.
+    expect(
+      sharedDatabaseProblem([findService('events')], { DATABASE_URL: 'postgres://db.example/agora' }),
+    ).to.equal(undefined);
+    expect(sharedDatabaseProblem(services, {})).to.equal(undefined);
   });
 });

@@ -167,6 +167,36 @@ export function serviceEnv(entry: ServiceEntry, env: Env): Env {
   return result;
 }
 
+/** Host, port and database of a PostgreSQL URL: two URLs naming the same database compare equal. */
+function databaseIdentity(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  return `${parsed.hostname.toLowerCase()}:${parsed.port || '5432'}${decodeURIComponent(parsed.pathname)}`;
+}
+
+/**
+ * Each service needs a database of its own (both create the package tables: users, actors, media…):
+ * the reason to refuse when `entries` would share one, as an unprefixed DATABASE_URL makes them do.
+ */
+export function sharedDatabaseProblem(entries: readonly ServiceEntry[], env: Env): string | undefined {
+  const byDatabase = new Map<string, string[]>();
+  for (const entry of entries) {
+    const url = serviceEnv(entry, env).DATABASE_URL;
+    if (!url) continue;
+    const key = databaseIdentity(url);
+    byDatabase.set(key, [...(byDatabase.get(key) ?? []), entry.name]);
+  }
+  for (const names of byDatabase.values()) {
+    if (names.length < 2) continue;
+    const prefixed = entries.map((entry) => `${entry.envPrefix}DATABASE_URL`).join(' and ');
+    return (
+      `the ${names.join(' and ')} services would share one database: each needs its own. ` +
+      `Set ${prefixed} to two databases, or leave DATABASE_URL unset to use the embedded PostgreSQL.`
+    );
+  }
+  return undefined;
+}
+
 /** A config printed for people: credentials in URLs are masked. */
 export function redactConfig(config: BaseServiceConfig): unknown {
   const mask = (url: string | undefined) => {

@@ -9,6 +9,7 @@ import {
   redactConfig,
   serviceEnv,
   services,
+  sharedDatabaseProblem,
   type AdminAnnouncement,
   type AdminAnnouncements,
   type AdminContext,
@@ -24,6 +25,8 @@ function chosenServices(name: string | undefined): ServiceEntry[] {
 }
 
 async function migrate(entries: ServiceEntry[]): Promise<void> {
+  const shared = sharedDatabaseProblem(entries, processEnv());
+  if (shared) throw new ConfigError([`DATABASE_URL: ${shared}`]);
   for (const entry of entries) {
     const config = entry.loadConfig(serviceEnv(entry, processEnv()));
     const logger = createLogger({ level: 'warn', name: `${entry.name}-cli` });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import {
+  ConfigError,
   baseServiceEnv,
   defaultDataDir,
   envBoolean,
@@ -16,7 +17,7 @@ import {
   type Env,
 } from '@agora/core';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@agora/db';
-import { services, serviceEnv, type ServiceEntry } from '../services.js';
+import { services, serviceEnv, sharedDatabaseProblem, type ServiceEntry } from '../services.js';
 
 const launcherSchema = z.object({
   DATA_DIR: z.string().optional(),
@@ -142,9 +143,14 @@ export async function launch(env: Env, print: Print): Promise<Launcher> {
     );
     tlsEnv = { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, NODE_EXTRA_CA_CERTS: tls.caFile };
   }
-  const chosen = settings.SERVICES.map((name) => {
+  const entries = settings.SERVICES.map((name) => {
     const entry = services.find((service) => service.name === name);
     if (!entry) throw new Error(`SERVICES: unknown service "${name}"`);
+    return entry;
+  });
+  const shared = sharedDatabaseProblem(entries, env);
+  if (shared) throw new ConfigError([`DATABASE_URL: ${shared}`]);
+  const chosen = entries.map((entry) => {
     const childEnv: Env = { ...serviceEnv(entry, env), ...tlsEnv, DATA_DIR: dataDir };
     // Validate every service's configuration before starting anything.
     return { entry, childEnv, config: entry.loadConfig(childEnv) };
