@@ -33,7 +33,9 @@ export const createConversations: Migration = {
           FOREIGN KEY (origin_comment_id) REFERENCES comments (id) ON DELETE SET NULL,
         ADD CONSTRAINT conversations_last_comment_fkey
           FOREIGN KEY (last_comment_id) REFERENCES comments (id) ON DELETE SET NULL`);
-    await sequelize.query('CREATE INDEX conversations_origin_comment_idx ON conversations (origin_comment_id)');
+    await sequelize.query(
+      'CREATE INDEX conversations_origin_comment_idx ON conversations (origin_comment_id)',
+    );
     await sequelize.query('CREATE INDEX conversations_last_comment_idx ON conversations (last_comment_id)');
 
     await sequelize.query(`

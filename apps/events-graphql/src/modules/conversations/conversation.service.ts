@@ -23,7 +23,15 @@ export const CONVERSATION_MESSAGES = {
 
 /** `roles: []` of sendEventPrivateMessage: the people the event counts on. */
 const DEFAULT_AUDIENCE = ['PARTICIPANT', 'MODERATOR', 'ADMINISTRATOR'];
-const ROLES = new Set(['ADMINISTRATOR', 'CREATOR', 'MODERATOR', 'NOT_APPROVED', 'NOT_CONFIRMED', 'PARTICIPANT', 'REJECTED']);
+const ROLES = new Set([
+  'ADMINISTRATOR',
+  'CREATOR',
+  'MODERATOR',
+  'NOT_APPROVED',
+  'NOT_CONFIRMED',
+  'PARTICIPANT',
+  'REJECTED',
+]);
 /** More mentions than this in one message are refused (the reference sets no limit). */
 export const MAX_MENTIONS = 50;
 
@@ -99,7 +107,8 @@ export class ConversationService {
     const text = commentText(input.text);
     const language = commentLanguage(input.language) ?? 'und';
     const roles = (input.roles ?? []).filter((role): role is string => role !== null);
-    if (roles.some((role) => !ROLES.has(role))) throw new BadInput('is invalid', { fields: { roles: ['is invalid'] } });
+    if (roles.some((role) => !ROLES.has(role)))
+      throw new BadInput('is invalid', { fields: { roles: ['is invalid'] } });
     const event = isRowId(input.eventId) ? await this.event(input.eventId) : null;
     if (!event) throw new NotFound(CONVERSATION_MESSAGES.eventNotFound, { code: 'event_not_found' });
     if (!isRowId(input.actorId)) throw new Forbidden();
@@ -117,7 +126,9 @@ export class ConversationService {
         replacements: { eventId: event.id, roles: roles.length ? roles : DEFAULT_AUDIENCE, anonymous },
       },
     );
-    const others = audience.map((row) => row.actorId).filter((id) => id !== input.actorId && id !== organizer);
+    const others = audience
+      .map((row) => row.actorId)
+      .filter((id) => id !== input.actorId && id !== organizer);
     if (others.length === 0) throw new BadInput(CONVERSATION_MESSAGES.noAudience, { code: 'unknown_error' });
     const participants = [...new Set([input.actorId, organizer, ...others])];
     return this.start(
@@ -206,7 +217,11 @@ export class ConversationService {
     if (!isRowId(conversationId)) throw new Forbidden();
     const members = await this.participantsOf(conversationId);
     // The reference: a participant writes, or a member of a participant group writes for it.
-    const viewer = members.includes(author) ? author : group !== null && members.includes(group) ? group : null;
+    const viewer = members.includes(author)
+      ? author
+      : group !== null && members.includes(group)
+        ? group
+        : null;
     if (viewer === null) throw new Forbidden();
     const { comment, participants } = await this.options.sequelize.transaction(async (transaction) => {
       const [conversation] = await this.options.sequelize.query<{

@@ -33,7 +33,10 @@ describe('conversation subscriptions across processes and over both wires', () =
 
   async function withProfile(name: string): Promise<Profile> {
     const { token } = await signedInAccount(server, `${name}@example.org`);
-    const { id } = ok<{ id: string }>(await gql(server, CREATE_PERSON, { token, variables: { name } }), 'createPerson');
+    const { id } = ok<{ id: string }>(
+      await gql(server, CREATE_PERSON, { token, variables: { name } }),
+      'createPerson',
+    );
     return { token, profileId: id, name };
   }
 
@@ -175,19 +178,29 @@ describe('conversation subscriptions across processes and over both wires', () =
     expect(replies.failures).to.deep.equal([]);
 
     // Eve takes no part: both subscriptions are refused.
-    const snoop = collect<Changed>(wsClient(eve.token), D.ConversationCommentChanged, { id: started.id }, 'x');
+    const snoop = collect<Changed>(
+      wsClient(eve.token),
+      D.ConversationCommentChanged,
+      { id: started.id },
+      'x',
+    );
     expect((await snoop.firstError()) as Array<{ message: string }>).to.have.nested.property(
       '[0].message',
       "You don't have permission to do this",
     );
-    const count = collect<number>(wsClient(eve.token), D.OnUreadActorConversationsChanged, { personId: ada.profileId }, 'x');
+    const count = collect<number>(
+      wsClient(eve.token),
+      D.OnUreadActorConversationsChanged,
+      { personId: ada.profileId },
+      'x',
+    );
     expect((await count.firstError()) as Array<{ message: string }>).to.have.nested.property(
       '[0].message',
       'Profile is not owned by authenticated user',
     );
   });
 
-  it("pushes the unread count to the reference client on the Phoenix wire when a conversation starts", async () => {
+  it('pushes the unread count to the reference client on the Phoenix wire when a conversation starts', async () => {
     const ada = await withProfile('phx_ada');
     const bob = await withProfile('phx_bob');
     const socket = phoenixSocket(other.url, { token: bob.token });

@@ -47,7 +47,12 @@ interface PersonConversations {
   unreadConversationsCount: number | null;
   conversations: {
     total: number;
-    elements: Array<{ id: string; conversationParticipantId: string; unread: boolean; lastComment: { text: string } }>;
+    elements: Array<{
+      id: string;
+      conversationParticipantId: string;
+      unread: boolean;
+      lastComment: { text: string };
+    }>;
   } | null;
 }
 
@@ -60,7 +65,10 @@ describe('conversations (issue 14 §9)', () => {
     const name = `${label}${next}`;
     const email = `${name}@example.org`;
     const { token } = await signedInAccount(server, email);
-    const { id } = ok<{ id: string }>(await gql(server, CREATE_PERSON, { token, variables: { name } }), 'createPerson');
+    const { id } = ok<{ id: string }>(
+      await gql(server, CREATE_PERSON, { token, variables: { name } }),
+      'createPerson',
+    );
     return { token, profileId: id, email, name };
   }
 
@@ -180,8 +188,9 @@ describe('conversations (issue 14 §9)', () => {
     expect(toBob[0]!.subject).to.equal(`New private message from ${ada.name}`);
     expect(toBob[0]!.text).to.include('Hello Bob');
     expect(toBob[0]!.text).to.include(`/conversations/${bobView.conversationParticipantId}`);
-    expect((await mailsTo(ada.email)).map((mail) => mail.text)).to.satisfy((texts: string[]) =>
-      texts.some((text) => text.includes('Hi Ada!')) && texts.some((text) => text.includes('Still there?')),
+    expect((await mailsTo(ada.email)).map((mail) => mail.text)).to.satisfy(
+      (texts: string[]) =>
+        texts.some((text) => text.includes('Hi Ada!')) && texts.some((text) => text.includes('Still there?')),
     );
   });
 
@@ -206,14 +215,21 @@ describe('conversations (issue 14 §9)', () => {
     expect(
       error(await as(null, START, { actorId: ada.profileId, text: 'x', mentions: [bob.name] })),
     ).to.deep.equal(loggedIn);
-    const anonymousPerson = ok<PersonConversations>(await as(null, PERSON_CONVERSATIONS, { id: ada.profileId }), 'person');
+    const anonymousPerson = ok<PersonConversations>(
+      await as(null, PERSON_CONVERSATIONS, { id: ada.profileId }),
+      'person',
+    );
     expect(anonymousPerson).to.deep.equal({ unreadConversationsCount: null, conversations: null });
 
     // The participant reads it by its own participant row.
-    expect(ok<{ id: string }>(await as(ada, byId, { id: participantId }), 'conversation').id).to.equal(started.id);
+    expect(ok<{ id: string }>(await as(ada, byId, { id: participantId }), 'conversation').id).to.equal(
+      started.id,
+    );
 
     // Another user: not found, not allowed, and nothing of it in the profile's fields.
-    expect(error(await as(eve, byId, { id: participantId }))).to.deep.include({ message: 'Resource not found' });
+    expect(error(await as(eve, byId, { id: participantId }))).to.deep.include({
+      message: 'Resource not found',
+    });
     expect(error(await as(eve, update, { id: participantId }))).to.deep.include({
       message: "You don't have permission to do this",
     });
@@ -223,10 +239,15 @@ describe('conversations (issue 14 §9)', () => {
     expect(
       error(await as(eve, REPLY, { actorId: eve.profileId, conversationId: started.id, text: 'Let me in' })),
     ).to.deep.include({ message: "You don't have permission to do this" });
-    expect(error(await as(eve, START, { actorId: ada.profileId, text: 'As Ada', mentions: [bob.name] }))).to.deep.include({
+    expect(
+      error(await as(eve, START, { actorId: ada.profileId, text: 'As Ada', mentions: [bob.name] })),
+    ).to.deep.include({
       message: 'Profile is not owned by authenticated user',
     });
-    const seenByEve = ok<PersonConversations>(await as(eve, PERSON_CONVERSATIONS, { id: ada.profileId }), 'person');
+    const seenByEve = ok<PersonConversations>(
+      await as(eve, PERSON_CONVERSATIONS, { id: ada.profileId }),
+      'person',
+    );
     expect(seenByEve).to.deep.equal({ unreadConversationsCount: null, conversations: null });
     // Nothing was written by the refused calls.
     const thread = ok<{ comments: { total: number } }>(
@@ -234,25 +255,38 @@ describe('conversations (issue 14 §9)', () => {
       'conversation',
     );
     expect(thread.comments.total).to.equal(1);
-    expect(error(await as(ada, byId, { id: 'not-an-id' }))).to.deep.include({ message: 'Resource not found' });
+    expect(error(await as(ada, byId, { id: 'not-an-id' }))).to.deep.include({
+      message: 'Resource not found',
+    });
   });
 
   it("refuses bad input with the reference's messages, writing nothing", async () => {
     const ada = await withProfile('ada');
     const bob = await withProfile('bob');
     const nobody = "Conversation needs to mention at least one participant that's not yourself";
-    expect(error(await as(ada, START, { actorId: ada.profileId, text: 'Hello?', mentions: [] })).message).to.equal(nobody);
     expect(
-      error(await as(ada, START, { actorId: ada.profileId, text: 'Me', mentions: [ada.name, 'nobody_here'] })).message,
+      error(await as(ada, START, { actorId: ada.profileId, text: 'Hello?', mentions: [] })).message,
+    ).to.equal(nobody);
+    expect(
+      error(await as(ada, START, { actorId: ada.profileId, text: 'Me', mentions: [ada.name, 'nobody_here'] }))
+        .message,
     ).to.equal(nobody);
     expect(
       error(await as(ada, START, { actorId: ada.profileId, text: '<p> </p>', mentions: [bob.name] })),
     ).to.deep.include({ message: ["can't be blank"] });
     expect(
-      error(await as(ada, START, { actorId: ada.profileId, text: 'Hi', mentions: [bob.name], language: 'not a tag' })),
+      error(
+        await as(ada, START, {
+          actorId: ada.profileId,
+          text: 'Hi',
+          mentions: [bob.name],
+          language: 'not a tag',
+        }),
+      ),
     ).to.deep.include({ message: ['is invalid'] });
     expect(
-      error(await as(ada, REPLY, { actorId: ada.profileId, conversationId: '999999', text: 'Anyone?' })).message,
+      error(await as(ada, REPLY, { actorId: ada.profileId, conversationId: '999999', text: 'Anyone?' }))
+        .message,
     ).to.equal("You don't have permission to do this");
     const adas = await conversationsOf(ada);
     const bobs = await conversationsOf(bob);
@@ -272,9 +306,11 @@ describe('conversations (issue 14 §9)', () => {
     const send = D.SendEventPrivateMessageMutation;
     // No participants yet.
     expect(
-      error(await as(organizer, send, { actorId: organizer.profileId, eventId: event.id, text: 'Hello all' })).message,
+      error(await as(organizer, send, { actorId: organizer.profileId, eventId: event.id, text: 'Hello all' }))
+        .message,
     ).to.equal("There are no participants matching the audience you've selected.");
-    for (const who of [first, second]) ok(await as(who, JOIN, { e: event.id, a: who.profileId }), 'joinEvent');
+    for (const who of [first, second])
+      ok(await as(who, JOIN, { e: event.id, a: who.profileId }), 'joinEvent');
     const restricted = ok<{ id: string; uuid: string }>(
       await as(organizer, CREATE_EVENT, { o: organizer.profileId, joinOptions: 'RESTRICTED' }),
       'createEvent',
@@ -289,17 +325,27 @@ describe('conversations (issue 14 §9)', () => {
       error(await as(first, send, { actorId: first.profileId, eventId: event.id, text: 'Hi' })).message,
     ).to.equal("You don't have permission to do this");
     expect(
-      error(await as(stranger, send, { actorId: organizer.profileId, eventId: event.id, text: 'Hi' })).message,
+      error(await as(stranger, send, { actorId: organizer.profileId, eventId: event.id, text: 'Hi' }))
+        .message,
     ).to.equal("You don't have permission to do this");
     expect(
-      error(await as(organizer, send, { actorId: organizer.profileId, eventId: '5019438457', text: 'Hi' })).message,
+      error(await as(organizer, send, { actorId: organizer.profileId, eventId: '5019438457', text: 'Hi' }))
+        .message,
     ).to.equal('Event not found');
 
     const sent = ok<ConversationView & { event: { id: string; uuid: string } }>(
-      await as(organizer, send, { actorId: organizer.profileId, eventId: event.id, text: 'Hello dear participants' }),
+      await as(organizer, send, {
+        actorId: organizer.profileId,
+        eventId: event.id,
+        text: 'Hello dear participants',
+      }),
       'sendEventPrivateMessage',
     );
-    expect(sent.participants.map((p) => p.id)).to.have.members([organizer.profileId, first.profileId, second.profileId]);
+    expect(sent.participants.map((p) => p.id)).to.have.members([
+      organizer.profileId,
+      first.profileId,
+      second.profileId,
+    ]);
     expect(sent.actor.id).to.equal(organizer.profileId);
     expect(sent.event.uuid).to.equal(event.uuid);
     for (const who of [first, second]) {
@@ -323,7 +369,10 @@ describe('conversations (issue 14 §9)', () => {
     // Event.conversations: the organizer sees its conversation; participants, strangers and anonymous callers see none.
     const ofEvent = async (who: Profile | null) =>
       ok<{ conversations: { total: number; elements: Array<{ id: string }> } }>(
-        await gql(server, D.EventConversations, { ...(who ? { token: who.token } : {}), variables: { uuid: event.uuid } }),
+        await gql(server, D.EventConversations, {
+          ...(who ? { token: who.token } : {}),
+          variables: { uuid: event.uuid },
+        }),
         'event',
       ).conversations;
     expect((await ofEvent(organizer)).elements.map((c) => c.id)).to.deep.equal([sent.id]);
@@ -346,7 +395,9 @@ describe('conversations (issue 14 §9)', () => {
 
     await server.ctx.queue.drain([CONVERSATION_MAIL_JOB]);
     const toFirst = await mailsTo(first.email);
-    expect(toFirst.map((mail) => mail.subject)).to.include(`New private message from ${organizer.name} about Picnic`);
+    expect(toFirst.map((mail) => mail.subject)).to.include(
+      `New private message from ${organizer.name} about Picnic`,
+    );
     expect(await mailsTo(stranger.email)).to.deep.equal([]);
   });
 });

@@ -14,7 +14,9 @@ export const Conversation: ConversationResolvers = {
   lastComment: (conversation, _args, ctx) =>
     conversation.lastCommentId === null ? null : ctx.loaders.comments.byId.load(conversation.lastCommentId),
   originComment: (conversation, _args, ctx) =>
-    conversation.originCommentId === null ? null : ctx.loaders.comments.byId.load(conversation.originCommentId),
+    conversation.originCommentId === null
+      ? null
+      : ctx.loaders.comments.byId.load(conversation.originCommentId),
   /** Reached only through a view its caller is a participant of: the messages, oldest first. */
   comments: (conversation, { page, limit }, ctx) =>
     ctx.loaders.conversations.comments.load(`${conversation.id}:${page ?? 1}:${limit ?? 10}`),

@@ -2,7 +2,12 @@ import { isRowId } from '@agora/db';
 import { QueryTypes } from 'sequelize';
 import type { AppContext } from '../../../context.js';
 import { COMMENT_COLUMNS, type CommentRow } from '../../comments/comment-row.js';
-import { ACTABLE_ACTORS, CONVERSATION_COLUMNS, GROUP_TEAM_ROLES, type ConversationRow } from '../conversation-row.js';
+import {
+  ACTABLE_ACTORS,
+  CONVERSATION_COLUMNS,
+  GROUP_TEAM_ROLES,
+  type ConversationRow,
+} from '../conversation-row.js';
 
 export interface ConversationPage {
   elements: ConversationRow[];
@@ -77,7 +82,8 @@ export class ConversationsView {
       { type: QueryTypes.SELECT, replacements: { ids: rowIds(conversationIds) } },
     );
     const found = new Map<string, string[]>();
-    for (const row of rows) found.set(row.conversationId, [...(found.get(row.conversationId) ?? []), row.actorId]);
+    for (const row of rows)
+      found.set(row.conversationId, [...(found.get(row.conversationId) ?? []), row.actorId]);
     return found;
   }
 
@@ -91,7 +97,9 @@ export class ConversationsView {
       return { key, id: id!, ...bounds({ page: Number(page), limit: Number(limit) }) };
     });
     const ids = rowIds(wanted.map((entry) => entry.id));
-    const rows = await this.app.sequelize.query<CommentRow & { conversationId: string; position: number; total: number }>(
+    const rows = await this.app.sequelize.query<
+      CommentRow & { conversationId: string; position: number; total: number }
+    >(
       `SELECT * FROM (
          SELECT ${COMMENT_COLUMNS}, c.conversation_id::text AS "conversationId",
                 row_number() OVER (PARTITION BY c.conversation_id ORDER BY c.published_at, c.id)::int AS position,
@@ -101,7 +109,8 @@ export class ConversationsView {
       { type: QueryTypes.SELECT, replacements: { ids } },
     );
     const byConversation = new Map<string, typeof rows>();
-    for (const row of rows) byConversation.set(row.conversationId, [...(byConversation.get(row.conversationId) ?? []), row]);
+    for (const row of rows)
+      byConversation.set(row.conversationId, [...(byConversation.get(row.conversationId) ?? []), row]);
     const found = new Map<string, CommentPage>();
     for (const entry of wanted) {
       const all = byConversation.get(entry.id) ?? [];
@@ -129,10 +138,13 @@ export class ConversationsView {
         `SELECT ${CONVERSATION_COLUMNS} FROM ${FROM} WHERE ${where} ORDER BY ${ORDER} LIMIT :limit OFFSET :offset`,
         { type: QueryTypes.SELECT, replacements },
       ),
-      this.app.sequelize.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${FROM} WHERE ${where}`, {
-        type: QueryTypes.SELECT,
-        replacements,
-      }),
+      this.app.sequelize.query<{ total: number }>(
+        `SELECT count(*)::int AS total FROM ${FROM} WHERE ${where}`,
+        {
+          type: QueryTypes.SELECT,
+          replacements,
+        },
+      ),
     ]);
     return { elements, total: count!.total };
   }

@@ -2,7 +2,11 @@ import type { RootMutationTypeResolvers } from '../../../../graphql/resolvers-ty
 import { requireUser } from '../../../users/guards.js';
 
 /** Hides a conversation for the caller's participant row (the others keep it). */
-export const deleteConversation: RootMutationTypeResolvers['deleteConversation'] = async (_parent, args, ctx) => {
+export const deleteConversation: RootMutationTypeResolvers['deleteConversation'] = async (
+  _parent,
+  args,
+  ctx,
+) => {
   const user = await requireUser(ctx);
   return ctx.app.conversations.hide(user, args.conversationId);
 };

@@ -2,7 +2,11 @@ import type { RootMutationTypeResolvers } from '../../../../graphql/resolvers-ty
 import { requireUser } from '../../../users/guards.js';
 
 /** Marks the caller's participant row read or unread. */
-export const updateConversation: RootMutationTypeResolvers['updateConversation'] = async (_parent, args, ctx) => {
+export const updateConversation: RootMutationTypeResolvers['updateConversation'] = async (
+  _parent,
+  args,
+  ctx,
+) => {
   const user = await requireUser(ctx);
   return ctx.app.conversations.markRead(user, args.conversationId, args.read);
 };
