@@ -400,4 +400,80 @@ describe('conversations (issue 14 §9)', () => {
     );
     expect(await mailsTo(stranger.email)).to.deep.equal([]);
   });
+
+  it("lets a group's moderators write to its event's participants as the group, and read the answers", async () => {
+    const owner = await withProfile('owner');
+    const member = await withProfile('member');
+    const guest = await withProfile('guest');
+    const group = ok<{ id: string }>(
+      await as(
+        owner,
+        `mutation($name: String!) { createGroup(preferredUsername: $name, openness: OPEN) { id } }`,
+        {
+          name: `club${next}`,
+        },
+      ),
+      'createGroup',
+    );
+    ok(await as(member, `mutation($g: ID!) { joinGroup(groupId: $g) { id } }`, { g: group.id }), 'joinGroup');
+    const event = ok<{ id: string; uuid: string }>(
+      await as(
+        owner,
+        `mutation($o: ID!, $g: ID!) { createEvent(organizerActorId: $o, attributedToId: $g, title: "Club night",
+          description: "", beginsOn: "2031-07-01T20:00:00Z") { id uuid } }`,
+        { o: owner.profileId, g: group.id },
+      ),
+      'createEvent',
+    );
+    ok(await as(guest, JOIN, { e: event.id, a: guest.profileId }), 'joinEvent');
+    const send = D.SendEventPrivateMessageMutation;
+    // A plain member may not write as the group.
+    expect(
+      error(await as(member, send, { actorId: group.id, eventId: event.id, text: 'Hi' })).message,
+    ).to.equal("You don't have permission to do this");
+    const sent = ok<ConversationView>(
+      await as(owner, send, { actorId: group.id, eventId: event.id, text: 'Welcome to the club night' }),
+      'sendEventPrivateMessage',
+    );
+    expect(sent.actor.id).to.equal(group.id);
+    expect(sent.participants.map((p) => p.id)).to.have.members([group.id, guest.profileId]);
+
+    const ofEvent = async (who: Profile) =>
+      ok<{
+        conversations: { total: number; elements: Array<{ id: string; conversationParticipantId: string }> };
+      }>(await as(who, D.EventConversations, { uuid: event.uuid }), 'event').conversations;
+    const listed = await ofEvent(owner);
+    expect(listed.elements.map((c) => c.id)).to.deep.equal([sent.id]);
+    expect((await ofEvent(member)).total).to.equal(0);
+    expect((await ofEvent(guest)).total).to.equal(0);
+
+    // The guest answers; the group's moderators read the answer under the group's participant row.
+    ok(
+      await as(guest, REPLY, { actorId: guest.profileId, conversationId: sent.id, text: 'See you there' }),
+      'postPrivateMessage',
+    );
+    const seen = ok<{ unread: boolean; lastComment: { text: string } }>(
+      await as(owner, D.GetConversation, { id: listed.elements[0]!.conversationParticipantId }),
+      'conversation',
+    );
+    expect(seen).to.deep.include({ unread: true });
+    expect(seen.lastComment.text).to.equal('See you there');
+    expect(
+      error(await as(member, D.GetConversation, { id: listed.elements[0]!.conversationParticipantId }))
+        .message,
+    ).to.equal('Resource not found');
+    // The owner answers for the group (attributedToId), as the reference client's reply form sends it.
+    const answered = ok<ConversationView>(
+      await as(owner, REPLY, {
+        actorId: owner.profileId,
+        attributedToId: group.id,
+        conversationId: sent.id,
+        text: 'Great!',
+      }),
+      'postPrivateMessage',
+    );
+    expect(answered.actor.id).to.equal(group.id);
+    expect(answered.lastComment.actor.id).to.equal(owner.profileId);
+    expect((await conversationsOf(guest)).unreadConversationsCount).to.equal(1);
+  });
 });
