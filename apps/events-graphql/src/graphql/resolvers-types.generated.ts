@@ -279,6 +279,8 @@ export type Comment = ActionLogObject & ActivityObject & {
   actor: Maybe<Person>;
   /** The group the comment belongs to (null until group comments land) */
   attributedTo: Maybe<Actor>;
+  /** The private conversation the comment is a message of, as the caller takes part in it (null otherwise) */
+  conversation: Maybe<Conversation>;
   deletedAt: Maybe<Scalars['DateTime']['output']>;
   event: Maybe<Event>;
   id: Maybe<Scalars['ID']['output']>;
@@ -2785,6 +2787,7 @@ export type AuthApplicationTokenResolvers<ContextType = GraphQLContext, ParentTy
 export type CommentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Comment'] = ResolversParentTypes['Comment']> = {
   actor?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
   attributedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  conversation?: Resolver<Maybe<ResolversTypes['Conversation']>, ParentType, ContextType>;
   deletedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { AppContext } from '../../context.js';
+import type { ConversationRow } from './conversation-row.js';
 import { ConversationsView, type CommentPage } from './views/conversations.view.js';
 
 /** Batches of one operation: a page of conversations costs one query per field, not one per conversation. */
@@ -9,6 +10,8 @@ export interface ConversationLoaders {
   participants: DataLoader<string, string[]>;
   /** A page of a conversation's messages, by `conversationId:page:limit` (`Conversation.comments`). */
   comments: DataLoader<string, CommentPage>;
+  /** The conversation of a comment as a user takes part in it, by `userId:commentId` (`Comment.conversation`). */
+  ofComment: DataLoader<string, ConversationRow | null>;
   /** Unread conversations, by profile (`Person.unreadConversationsCount`). */
   unreadCounts: DataLoader<string, number>;
 }
@@ -25,6 +28,17 @@ export function createConversationLoaders(app: AppContext): ConversationLoaders 
     comments: new DataLoader(async (keys) => {
       const found = await view.commentPages(keys);
       return keys.map((key) => found.get(key) ?? { elements: [], total: 0 });
+    }),
+    ofComment: new DataLoader(async (keys) => {
+      // One viewer per operation: the keys share their user.
+      const [userId] = keys[0]!.split(':');
+      const found = await view.ofComments(
+        userId!,
+        keys.map((key) => key.split(':')[1]!),
+      );
+      return keys.map((key) =>
+        key.startsWith(`${userId}:`) ? (found.get(key.split(':')[1]!) ?? null) : null,
+      );
     }),
     unreadCounts: new DataLoader(async (ids) => {
       const found = await view.unreadCounts(ids);

@@ -1,4 +1,5 @@
 import type { Resolvers } from '../../graphql/resolvers-types.generated.js';
+import { Comment } from './resolvers/Comment.js';
 import { Conversation } from './resolvers/Conversation.js';
 import { Event } from './resolvers/Event.js';
 import { deleteConversation } from './resolvers/Mutation/deleteConversation.js';
@@ -13,6 +14,7 @@ import { User } from './resolvers/User.js';
 
 /** The conversations module's resolvers: one file per root field under resolvers/Query, Mutation and Subscription. */
 export const conversationsResolvers: Resolvers = {
+  Comment,
   Conversation,
   Person,
   User,

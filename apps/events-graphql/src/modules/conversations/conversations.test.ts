@@ -221,10 +221,24 @@ describe('conversations (issue 14 §9)', () => {
     );
     expect(anonymousPerson).to.deep.equal({ unreadConversationsCount: null, conversations: null });
 
-    // The participant reads it by its own participant row.
+    // The participant reads it by its own participant row; its messages name it (Comment.conversation, 5.x).
     expect(ok<{ id: string }>(await as(ada, byId, { id: participantId }), 'conversation').id).to.equal(
       started.id,
     );
+    const named = ok<{ lastComment: { conversation: { id: string; conversationParticipantId: string } } }>(
+      await as(
+        ada,
+        `query($id: ID!) { conversation(id: $id) { lastComment { conversation { id conversationParticipantId } } } }`,
+        {
+          id: participantId,
+        },
+      ),
+      'conversation',
+    );
+    expect(named.lastComment.conversation).to.deep.equal({
+      id: started.id,
+      conversationParticipantId: participantId,
+    });
 
     // Another user: not found, not allowed, and nothing of it in the profile's fields.
     expect(error(await as(eve, byId, { id: participantId }))).to.deep.include({

@@ -122,6 +122,23 @@ export class ConversationsView {
     return found;
   }
 
+  /**
+   * The conversations many comments are messages of, as user `userId` takes part in them (its first
+   * participant row there), by comment id; comments of conversations it takes no part in are absent.
+   */
+  async ofComments(userId: string, commentIds: readonly string[]): Promise<Map<string, ConversationRow>> {
+    const rows = await this.app.sequelize.query<ConversationRow & { commentId: string }>(
+      `SELECT c.id::text AS "commentId", ${CONVERSATION_COLUMNS}
+         FROM comments c JOIN conversations cv ON cv.id = c.conversation_id
+         JOIN LATERAL (SELECT * FROM conversation_participants p
+                        WHERE p.conversation_id = cv.id AND p.actor_id IN ${ACTABLE_ACTORS}
+                        ORDER BY p.id LIMIT 1) cp ON true
+        WHERE c.id = ANY(ARRAY[:ids]::bigint[])`,
+      { type: QueryTypes.SELECT, replacements: { ids: rowIds(commentIds), userId } },
+    );
+    return new Map(rows.map(({ commentId, ...row }) => [commentId, row]));
+  }
+
   /** Unread (not hidden) conversations of many profiles (`Person.unreadConversationsCount`). */
   async unreadCounts(actorIds: readonly string[]): Promise<Map<string, number>> {
     const rows = await this.app.sequelize.query<{ actorId: string; n: number }>(
