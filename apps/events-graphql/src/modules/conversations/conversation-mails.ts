@@ -52,7 +52,8 @@ export class ConversationMails {
     const [message] = await this.options.sequelize.query<MessageFacts>(
       `SELECT c.text, c.actor_id::text AS "authorId", coalesce(nullif(a.display_name, ''), a.username) AS "authorName",
               c.conversation_id::text AS "conversationId", e.title AS "eventTitle"
-         FROM comments c JOIN actors a ON a.id = c.actor_id LEFT JOIN events e ON e.id = c.event_id
+         FROM comments c JOIN actors a ON a.id = c.actor_id JOIN conversations cv ON cv.id = c.conversation_id
+         LEFT JOIN events e ON e.id = cv.event_id
         WHERE c.id = :commentId AND c.conversation_id IS NOT NULL AND c.deleted_at IS NULL AND c.text IS NOT NULL`,
       { type: QueryTypes.SELECT, replacements: { commentId } },
     );

@@ -296,10 +296,12 @@ export class ConversationService {
     transaction: Transaction,
   ): Promise<string> {
     const uuid = randomUUID();
+    // The event is the conversation's, not its messages': an event's comments, counts and e-mails never
+    // see them, and they outlive the event.
     const [row] = await this.options.sequelize.query<{ id: string }>(
-      `INSERT INTO comments (uuid, url, text, actor_id, attributed_to_id, event_id, conversation_id,
+      `INSERT INTO comments (uuid, url, text, actor_id, attributed_to_id, conversation_id,
          in_reply_to_comment_id, origin_comment_id, visibility, language)
-       VALUES (:uuid, :url, :text, :authorId, :attributedToId, :eventId, :conversationId, :inReplyTo,
+       VALUES (:uuid, :url, :text, :authorId, :attributedToId, :conversationId, :inReplyTo,
          :origin, 'PRIVATE', :language)
        RETURNING id::text AS id`,
       {
@@ -311,7 +313,6 @@ export class ConversationService {
           text: message.text,
           authorId: message.authorId,
           attributedToId: message.attributedToId,
-          eventId: message.eventId,
           conversationId,
           inReplyTo: inReplyTo ?? null,
           origin: inReplyTo ? (origin ?? inReplyTo) : null,

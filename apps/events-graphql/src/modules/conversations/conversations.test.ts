@@ -490,4 +490,76 @@ describe('conversations (issue 14 §9)', () => {
     expect(answered.lastComment.actor.id).to.equal(owner.profileId);
     expect((await conversationsOf(guest)).unreadConversationsCount).to.equal(1);
   });
+
+  it('reads a page of conversations with their parts in a fixed number of statements, whatever its size', async () => {
+    const hub = await withProfile('hub');
+    for (let i = 0; i < 6; i += 1) {
+      const peer = await withProfile('peer');
+      const started = ok<ConversationView>(
+        await as(hub, START, { actorId: hub.profileId, text: `Hello ${i}`, mentions: [peer.name] }),
+        'postPrivateMessage',
+      );
+      ok(
+        await as(peer, REPLY, { actorId: peer.profileId, conversationId: started.id, text: `Answer ${i}` }),
+        'postPrivateMessage',
+      );
+    }
+    const statements: string[] = [];
+    server.ctx.sequelize.addHook('afterQuery', 'count-conversation-statements', (_options, query) => {
+      const { sql } = query as unknown as { sql?: string };
+      if (sql) statements.push(sql);
+    });
+    let page: { conversations: { total: number; elements: Array<{ participants: unknown[] }> } };
+    try {
+      page = ok(
+        await as(
+          hub,
+          `query { loggedPerson { conversations(limit: 20) { total elements {
+            ...ConversationQuery comments(page: 2, limit: 1) { total elements { text } } } } } }
+          ${D.ProfileConversations.slice(D.ProfileConversations.indexOf('fragment ConversationQuery'))}`,
+        ),
+        'loggedPerson',
+      );
+    } finally {
+      server.ctx.sequelize.removeHook('afterQuery', 'count-conversation-statements');
+    }
+    expect(page.conversations.total).to.equal(6);
+    expect(page.conversations.elements.every((c) => c.participants.length === 2)).to.equal(true);
+    const pages = (
+      page.conversations.elements as unknown as Array<{
+        comments: { total: number; elements: Array<{ text: string }> };
+      }>
+    ).map((c) => c.comments);
+    expect(
+      pages.every(
+        (p) => p.total === 2 && p.elements.length === 1 && p.elements[0]!.text.startsWith('Answer'),
+      ),
+    ).to.equal(true);
+    // The list and its total, participants, messages (last, pages, totals), actors, media: never per conversation.
+    expect(statements.length, statements.join('\n')).to.be.at.most(14);
+  });
+
+  it('keeps an event conversation when its event is deleted', async () => {
+    const organizer = await withProfile('org');
+    const guest = await withProfile('guest');
+    const event = ok<{ id: string }>(
+      await as(organizer, CREATE_EVENT, { o: organizer.profileId, joinOptions: 'FREE' }),
+      'createEvent',
+    );
+    ok(await as(guest, JOIN, { e: event.id, a: guest.profileId }), 'joinEvent');
+    ok(
+      await as(organizer, D.SendEventPrivateMessageMutation, {
+        actorId: organizer.profileId,
+        eventId: event.id,
+        text: 'Cancelled, sorry',
+      }),
+      'sendEventPrivateMessage',
+    );
+    ok(
+      await as(organizer, `mutation($id: ID!) { deleteEvent(eventId: $id) { id } }`, { id: event.id }),
+      'deleteEvent',
+    );
+    const theirs = await conversationsOf(guest);
+    expect(theirs.conversations!.elements.map((c) => c.lastComment.text)).to.deep.equal(['Cancelled, sorry']);
+  });
 });

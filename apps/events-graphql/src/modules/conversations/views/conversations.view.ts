@@ -88,37 +88,39 @@ export class ConversationsView {
   }
 
   /**
-   * Pages of many conversations' messages, oldest first, in one query (`Conversation.comments`); keys
-   * are `conversationId:page:limit`.
+   * Pages of many conversations' messages, oldest first (`Conversation.comments`): one query for the
+   * pages, one for the totals, whatever their number; keys are `conversationId:page:limit`.
    */
   async commentPages(keys: readonly string[]): Promise<Map<string, CommentPage>> {
-    const wanted = keys.map((key) => {
+    const wanted = keys.flatMap((key) => {
       const [id, page, limit] = key.split(':');
-      return { key, id: id!, ...bounds({ page: Number(page), limit: Number(limit) }) };
+      return isRowId(id!) ? [{ key, id: id!, ...bounds({ page: Number(page), limit: Number(limit) }) }] : [];
     });
-    const ids = rowIds(wanted.map((entry) => entry.id));
-    const rows = await this.app.sequelize.query<
-      CommentRow & { conversationId: string; position: number; total: number }
-    >(
-      `SELECT * FROM (
-         SELECT ${COMMENT_COLUMNS}, c.conversation_id::text AS "conversationId",
-                row_number() OVER (PARTITION BY c.conversation_id ORDER BY c.published_at, c.id)::int AS position,
-                count(*) OVER (PARTITION BY c.conversation_id)::int AS total
-           FROM comments c WHERE c.conversation_id = ANY(ARRAY[:ids]::bigint[])) numbered
-       ORDER BY "conversationId", position`,
-      { type: QueryTypes.SELECT, replacements: { ids } },
-    );
-    const byConversation = new Map<string, typeof rows>();
-    for (const row of rows)
-      byConversation.set(row.conversationId, [...(byConversation.get(row.conversationId) ?? []), row]);
-    const found = new Map<string, CommentPage>();
-    for (const entry of wanted) {
-      const all = byConversation.get(entry.id) ?? [];
-      const elements = all
-        .slice(entry.offset, entry.offset + entry.limit)
-        .map(({ conversationId: _c, position: _p, total: _t, ...comment }) => comment as CommentRow);
-      found.set(entry.key, { elements, total: all[0]?.total ?? 0 });
-    }
+    const found = new Map<string, CommentPage>(keys.map((key) => [key, { elements: [], total: 0 }]));
+    if (wanted.length === 0) return found;
+    const replacements = {
+      keys: wanted.map((entry) => entry.key),
+      ids: wanted.map((entry) => entry.id),
+      limits: wanted.map((entry) => entry.limit),
+      offsets: wanted.map((entry) => entry.offset),
+    };
+    const [rows, totals] = await Promise.all([
+      this.app.sequelize.query<CommentRow & { pageKey: string }>(
+        `SELECT w.key AS "pageKey", x.* FROM unnest(ARRAY[:keys]::text[], ARRAY[:ids]::bigint[],
+             ARRAY[:limits]::int[], ARRAY[:offsets]::int[]) AS w(key, id, lim, off)
+         CROSS JOIN LATERAL (SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.conversation_id = w.id
+                              ORDER BY c.published_at, c.id LIMIT w.lim OFFSET w.off) x`,
+        { type: QueryTypes.SELECT, replacements },
+      ),
+      this.app.sequelize.query<{ conversationId: string; total: number }>(
+        `SELECT conversation_id::text AS "conversationId", count(*)::int AS total FROM comments
+          WHERE conversation_id = ANY(ARRAY[:ids]::bigint[]) GROUP BY conversation_id`,
+        { type: QueryTypes.SELECT, replacements },
+      ),
+    ]);
+    const totalOf = new Map(totals.map((row) => [row.conversationId, row.total]));
+    for (const entry of wanted) found.set(entry.key, { elements: [], total: totalOf.get(entry.id) ?? 0 });
+    for (const { pageKey, ...comment } of rows) found.get(pageKey)!.elements.push(comment);
     return found;
   }
 
