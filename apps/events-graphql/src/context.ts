@@ -307,6 +307,7 @@ export const AppContext = {
         pubsub,
         logger,
         publicUrl: config.http.publicUrl,
+        domain: config.http.domain,
         anonymousActorId: () => anonymousActor.id(),
         afterMessage: (commentId) => conversationMails.messagePosted(commentId),
       });

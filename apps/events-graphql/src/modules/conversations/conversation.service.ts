@@ -59,6 +59,8 @@ export interface ConversationServiceOptions {
   logger: Logger;
   /** Comment URLs are `<publicUrl>/comments/<uuid>`. */
   publicUrl: string;
+  /** This instance's domain: `name@<domain>` mentions a local profile. */
+  domain: string;
   /** The instance's anonymous actor: anonymous participants are never written to. */
   anonymousActorId: () => Promise<string>;
   /** Told of each message once committed (e-mails to the other participants). */
@@ -397,7 +399,11 @@ export class ConversationService {
     for (const name of names) {
       const [username, domain] = name.replace(/^@/, '').split('@');
       if (!username) continue;
-      const actor = await this.options.actors.findByUsername(username, domain || null, ['Person', 'Group']);
+      const local = !domain || domain.toLowerCase() === this.options.domain.toLowerCase();
+      const actor = await this.options.actors.findByUsername(username, local ? null : domain, [
+        'Person',
+        'Group',
+      ]);
       if (actor && !actor.suspended && !found.includes(actor.id)) found.push(actor.id);
     }
     return found;

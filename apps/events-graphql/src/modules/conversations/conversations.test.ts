@@ -103,8 +103,13 @@ describe('conversations (issue 14 §9)', () => {
   it('starts a conversation with a mention, replies, marks read and unread, hides and shows it again', async () => {
     const ada = await withProfile('ada');
     const bob = await withProfile('bob');
+    // The web client names mentions as usernameWithDomain: a local profile may carry this instance's domain.
     const started = ok<ConversationView>(
-      await as(ada, START, { actorId: ada.profileId, text: '<p>Hello Bob</p>', mentions: [bob.name] }),
+      await as(ada, START, {
+        actorId: ada.profileId,
+        text: '<p>Hello Bob</p>',
+        mentions: [`${bob.name}@${server.ctx.config.http.domain}`],
+      }),
       'postPrivateMessage',
     );
     expect(started.actor.id).to.equal(ada.profileId);
