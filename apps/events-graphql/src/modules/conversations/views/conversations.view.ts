@@ -56,7 +56,7 @@ export class ConversationsView {
 
   /** An event's conversations as `organizerId` (its organizer or its group) sees them (`Event.conversations`). */
   ofEvent(eventId: string, organizerId: string, page: PageArgs): Promise<ConversationPage> {
-    return this.page('cv.event_id = :eventId AND cp.actor_id = :organizerId', {
+    return this.page('cv.event_id = :eventId AND cp.actor_id = :organizerId AND NOT cp.hidden', {
       eventId,
       organizerId,
       ...bounds(page),
