@@ -38,6 +38,7 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
         Actor: '../modules/persons/person-parent.js#PersonParent',
         Comment: '../modules/comments/comment-row.js#CommentRow',
         Config: '../modules/config/config.service.js#InstanceConfig',
+        Conversation: '../modules/conversations/conversation-row.js#ConversationRow',
         Event: '../modules/events/event-row.js#EventRow',
         FeedToken: '../modules/users/feed-token.service.js#FeedTokenRecord',
         FollowedGroupEvent: '../modules/followers/follower-row.js#FollowedGroupEventRow',

@@ -45,6 +45,8 @@ import { GroupRoles } from './modules/members/group-roles.js';
 import { isOnlyAdministratorSomewhere } from './modules/members/member-roles.js';
 import { FollowService } from './modules/followers/follow.service.js';
 import { contributeGroupStatistics } from './modules/groups/group-statistics.js';
+import { ConversationMails } from './modules/conversations/conversation-mails.js';
+import { ConversationService } from './modules/conversations/conversation.service.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -101,6 +103,10 @@ export interface AppServices {
   memberMails: MemberMails;
   /** Profiles following groups (the one actor model's follows). */
   groupFollows: FollowService;
+  /** Private conversations between profiles, and organizers' messages to participants. */
+  conversations: ConversationService;
+  /** The e-mails of private messages. */
+  conversationMails: ConversationMails;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -283,6 +289,28 @@ export const AppContext = {
         publicUrl: config.http.publicUrl,
         domain: config.http.domain,
       });
+    const conversationMails =
+      overrides.conversationMails ??
+      new ConversationMails({
+        sequelize,
+        queue,
+        mailer,
+        publicUrl: config.http.publicUrl,
+        instanceName: () => instanceConfig.settings().instanceName,
+        logger: logger.child({ component: 'conversations' }),
+      });
+    const conversations =
+      overrides.conversations ??
+      new ConversationService({
+        sequelize,
+        actors,
+        pubsub,
+        logger,
+        publicUrl: config.http.publicUrl,
+        domain: config.http.domain,
+        anonymousActorId: () => anonymousActor.id(),
+        afterMessage: (commentId) => conversationMails.messagePosted(commentId),
+      });
     const services: AppServices = {
       logger,
       sequelize,
@@ -343,6 +371,8 @@ export const AppContext = {
       members,
       memberMails,
       groupFollows: overrides.groupFollows ?? new FollowService({ sequelize, actors, federation }),
+      conversations,
+      conversationMails,
       media,
       remoteMedia,
       jobs,

@@ -2,6 +2,10 @@ import type { SessionUser } from '@agora/auth';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
 import { createCommentLoaders, type CommentLoaders } from '../modules/comments/comment.loaders.js';
+import {
+  createConversationLoaders,
+  type ConversationLoaders,
+} from '../modules/conversations/conversation.loaders.js';
 import { createEventLoaders, type EventLoaders } from '../modules/events/event.loaders.js';
 import { createFollowerLoaders, type FollowerLoaders } from '../modules/followers/follower.loaders.js';
 import { createGroupLoaders, type GroupLoaders } from '../modules/groups/group.loaders.js';
@@ -51,6 +55,7 @@ export class RequestLoaders {
   private groupLoaders: GroupLoaders | undefined;
   private memberLoaders: MemberLoaders | undefined;
   private followerLoaders: FollowerLoaders | undefined;
+  private conversationLoaders: ConversationLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -97,6 +102,11 @@ export class RequestLoaders {
   get followers(): FollowerLoaders {
     this.followerLoaders ??= createFollowerLoaders(this.app);
     return this.followerLoaders;
+  }
+
+  get conversations(): ConversationLoaders {
+    this.conversationLoaders ??= createConversationLoaders(this.app);
+    return this.conversationLoaders;
   }
 }
 

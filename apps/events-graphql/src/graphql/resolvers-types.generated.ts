@@ -6,6 +6,7 @@ import type { AddressRow, EventRow } from '../modules/events/event-row.js';
 import type { PersonParent } from '../modules/persons/person-parent.js';
 import type { CommentRow } from '../modules/comments/comment-row.js';
 import type { InstanceConfig } from '../modules/config/config.service.js';
+import type { ConversationRow } from '../modules/conversations/conversation-row.js';
 import type { FeedTokenRecord } from '../modules/users/feed-token.service.js';
 import type { FollowedGroupEventRow, FollowerRow } from '../modules/followers/follower-row.js';
 import type { GroupParent } from '../modules/groups/group-parent.js';
@@ -278,6 +279,8 @@ export type Comment = ActionLogObject & ActivityObject & {
   actor: Maybe<Person>;
   /** The group the comment belongs to (null until group comments land) */
   attributedTo: Maybe<Actor>;
+  /** The private conversation the comment is a message of, as the caller takes part in it (null otherwise) */
+  conversation: Maybe<Conversation>;
   deletedAt: Maybe<Scalars['DateTime']['output']>;
   event: Maybe<Event>;
   id: Maybe<Scalars['ID']['output']>;
@@ -383,6 +386,35 @@ export type Contact = {
   id?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A private conversation as one of its participants sees it (issue 14 §9) */
+export type Conversation = ActivityObject & {
+  __typename?: 'Conversation';
+  /** The participant this view belongs to (a profile, or the group organizing the event) */
+  actor: Maybe<Person>;
+  /** The conversation's messages, oldest first */
+  comments: Maybe<PaginatedCommentList>;
+  /** The id of the participant's own row: what conversation, updateConversation and deleteConversation take */
+  conversationParticipantId: Maybe<Scalars['ID']['output']>;
+  /** The event the conversation is about (sendEventPrivateMessage) */
+  event: Maybe<Event>;
+  /** The conversation's id: what postPrivateMessage(conversationId) and conversationCommentChanged take */
+  id: Maybe<Scalars['ID']['output']>;
+  insertedAt: Maybe<Scalars['DateTime']['output']>;
+  lastComment: Maybe<Comment>;
+  originComment: Maybe<Comment>;
+  participants: Maybe<Array<Maybe<Person>>>;
+  /** Whether the participant has not read the latest message */
+  unread: Maybe<Scalars['Boolean']['output']>;
+  updatedAt: Maybe<Scalars['DateTime']['output']>;
+};
+
+
+/** A private conversation as one of its participants sees it (issue 14 §9) */
+export type ConversationCommentsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
 /** What a deleted feed token belonged to */
 export type DeletedFeedToken = {
   __typename?: 'DeletedFeedToken';
@@ -435,6 +467,8 @@ export type Event = ActionLogObject & ActivityObject & Interactable & {
   comments: Maybe<Array<Maybe<Comment>>>;
   /** Profiles or groups to contact about the event, in the organizer's order */
   contacts: Maybe<Array<Maybe<Actor>>>;
+  /** The conversations its organizer (or its group) started with participants: for them only */
+  conversations: Maybe<PaginatedConversationList>;
   description: Maybe<Scalars['String']['output']>;
   draft: Maybe<Scalars['Boolean']['output']>;
   endsOn: Maybe<Scalars['DateTime']['output']>;
@@ -471,6 +505,13 @@ export type Event = ActionLogObject & ActivityObject & Interactable & {
   url: Maybe<Scalars['String']['output']>;
   uuid: Maybe<Scalars['UUID']['output']>;
   visibility: Maybe<EventVisibility>;
+};
+
+
+/** An event organized by a profile. */
+export type EventConversationsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -975,6 +1016,12 @@ export type PaginatedCommentList = {
   total: Maybe<Scalars['Int']['output']>;
 };
 
+export type PaginatedConversationList = {
+  __typename?: 'PaginatedConversationList';
+  elements: Maybe<Array<Maybe<Conversation>>>;
+  total: Maybe<Scalars['Int']['output']>;
+};
+
 export type PaginatedDiscussionList = {
   __typename?: 'PaginatedDiscussionList';
   elements: Maybe<Array<Maybe<Discussion>>>;
@@ -1103,6 +1150,8 @@ export type Person = ActionLogObject & Actor & {
   avatar: Maybe<Media>;
   /** The header picture */
   banner: Maybe<Media>;
+  /** The profile's conversations (and those of the groups it moderates), unread first: its owner only */
+  conversations: Maybe<PaginatedConversationList>;
   /** Null for profiles of this instance */
   domain: Maybe<Scalars['String']['output']>;
   /** The profile's private feed tokens (its owner only) */
@@ -1131,11 +1180,18 @@ export type Person = ActionLogObject & Actor & {
   summary: Maybe<Scalars['String']['output']>;
   suspended: Maybe<Scalars['Boolean']['output']>;
   type: Maybe<ActorType>;
-  /** Conversations not read yet (its owner only; 0 until conversations land) */
+  /** Conversations not read yet (its owner only) */
   unreadConversationsCount: Maybe<Scalars['Int']['output']>;
   url: Maybe<Scalars['String']['output']>;
   /** The owning account (its owner or an instance moderator; null for anyone else) */
   user: Maybe<User>;
+};
+
+
+/** A profile (identity) of a user; a user may have several and acts as its default one. */
+export type PersonConversationsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1316,6 +1372,8 @@ export type RootMutationType = {
   deleteAccount: Maybe<DeletedObject>;
   /** Deletes a comment (keeping its place in its thread): its author, the event's organizer, or a moderator */
   deleteComment: Maybe<Comment>;
+  /** Hides a conversation (by conversationParticipantId) for its participant until a new message comes */
+  deleteConversation: Maybe<Conversation>;
   /** Deletes an event: its organizer, or an instance moderator */
   deleteEvent: Maybe<DeletedObject>;
   /** Delete one of the signed-in user's feed tokens */
@@ -1345,6 +1403,8 @@ export type RootMutationType = {
   login: Maybe<Login>;
   /** Revoke a refresh token */
   logout: Maybe<Scalars['String']['output']>;
+  /** Starts a conversation with the mentioned profiles, or replies in conversation conversationId */
+  postPrivateMessage: Maybe<Conversation>;
   /** Exchange a refresh token for a new pair; the old refresh token stops working */
   refreshToken: Maybe<RefreshedToken>;
   /** Create the first profile of a registered account, before or after its confirmation */
@@ -1359,6 +1419,8 @@ export type RootMutationType = {
   removeMember: Maybe<Member>;
   resendConfirmationEmail: Maybe<Scalars['String']['output']>;
   resetPassword: Maybe<Login>;
+  /** The organizer (or the organizing group) writes to the event's participants of the given roles */
+  sendEventPrivateMessage: Maybe<Conversation>;
   sendResetPassword: Maybe<Scalars['String']['output']>;
   setUserSettings: Maybe<UserSettings>;
   /** The caller's default profile stops following a group */
@@ -1367,6 +1429,8 @@ export type RootMutationType = {
   updateActivitySetting: Maybe<ActivitySetting>;
   /** Changes the text of one's own comment */
   updateComment: Maybe<Comment>;
+  /** Marks a conversation (by conversationParticipantId) read or unread for its participant */
+  updateConversation: Maybe<Conversation>;
   /** Changes an event; only its organizer may */
   updateEvent: Maybe<Event>;
   /** A group moderator approves a follower, or refuses (removes) it */
@@ -1512,6 +1576,11 @@ export type RootMutationTypeDeleteCommentArgs = {
 };
 
 
+export type RootMutationTypeDeleteConversationArgs = {
+  conversationId: Scalars['ID']['input'];
+};
+
+
 export type RootMutationTypeDeleteEventArgs = {
   eventId: Scalars['ID']['input'];
 };
@@ -1589,6 +1658,16 @@ export type RootMutationTypeLogoutArgs = {
 };
 
 
+export type RootMutationTypePostPrivateMessageArgs = {
+  actorId: Scalars['ID']['input'];
+  attributedToId?: InputMaybe<Scalars['ID']['input']>;
+  conversationId?: InputMaybe<Scalars['ID']['input']>;
+  language?: InputMaybe<Scalars['String']['input']>;
+  mentions?: InputMaybe<Array<InputMaybe<Scalars['String']['input']>>>;
+  text: Scalars['String']['input'];
+};
+
+
 export type RootMutationTypeRefreshTokenArgs = {
   refreshToken: Scalars['String']['input'];
 };
@@ -1638,6 +1717,16 @@ export type RootMutationTypeResetPasswordArgs = {
 };
 
 
+export type RootMutationTypeSendEventPrivateMessageArgs = {
+  actorId: Scalars['ID']['input'];
+  attributedToId?: InputMaybe<Scalars['ID']['input']>;
+  eventId: Scalars['ID']['input'];
+  language?: InputMaybe<Scalars['String']['input']>;
+  roles?: InputMaybe<Array<InputMaybe<ParticipantRoleEnum>>>;
+  text: Scalars['String']['input'];
+};
+
+
 export type RootMutationTypeSendResetPasswordArgs = {
   email: Scalars['String']['input'];
   locale?: InputMaybe<Scalars['String']['input']>;
@@ -1673,6 +1762,12 @@ export type RootMutationTypeUpdateCommentArgs = {
   isAnnouncement?: InputMaybe<Scalars['Boolean']['input']>;
   language?: InputMaybe<Scalars['String']['input']>;
   text: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypeUpdateConversationArgs = {
+  conversationId: Scalars['ID']['input'];
+  read: Scalars['Boolean']['input'];
 };
 
 
@@ -1774,6 +1869,8 @@ export type RootQueryType = {
   __typename?: 'RootQueryType';
   /** The instance's public configuration */
   config: Maybe<Config>;
+  /** A conversation by the id of one's participant row (conversationParticipantId) */
+  conversation: Maybe<Conversation>;
   /** An event by its UUID: drafts and private events only for their organizer */
   event: Maybe<Event>;
   /** Future public published events; limit below 100; around a geohash within radius km (default 50) */
@@ -1813,6 +1910,11 @@ export type RootQueryType = {
   user: Maybe<User>;
   /** Users, for instance moderators */
   users: Maybe<Users>;
+};
+
+
+export type RootQueryTypeConversationArgs = {
+  id?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
@@ -1922,10 +2024,19 @@ export type RootQueryTypeUsersArgs = {
 
 export type RootSubscriptionType = {
   __typename?: 'RootSubscriptionType';
+  /** The conversation (by id), each time a reply is posted in it: its participants only */
+  conversationCommentChanged: Maybe<Conversation>;
   /** The profile, each time one of its participations is accepted or rejected (one of the caller's profiles) */
   eventPersonParticipationChanged: Maybe<Person>;
   /** The profile, each time its membership of the group is created, approved, accepted or changed (one of the caller's profiles) */
   groupMembershipChanged: Maybe<Person>;
+  /** A profile's count of unread conversations, each time it may have changed: its owner only */
+  personUnreadConversationsCount: Maybe<Scalars['Int']['output']>;
+};
+
+
+export type RootSubscriptionTypeConversationCommentChangedArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1936,6 +2047,11 @@ export type RootSubscriptionTypeEventPersonParticipationChangedArgs = {
 
 export type RootSubscriptionTypeGroupMembershipChangedArgs = {
   group: Scalars['String']['input'];
+  personId: Scalars['ID']['input'];
+};
+
+
+export type RootSubscriptionTypePersonUnreadConversationsCountArgs = {
   personId: Scalars['ID']['input'];
 };
 
@@ -2046,6 +2162,8 @@ export type User = ActionLogObject & {
   /** Never exposed: always null */
   confirmationToken: Maybe<Scalars['String']['output']>;
   confirmedAt: Maybe<Scalars['DateTime']['output']>;
+  /** The conversations of all the user's profiles, unread first: the user only */
+  conversations: Maybe<PaginatedConversationList>;
   currentSignInAt: Maybe<Scalars['DateTime']['output']>;
   currentSignInIp: Maybe<Scalars['String']['output']>;
   /** The profile the user acts as when an operation names none */
@@ -2078,6 +2196,13 @@ export type User = ActionLogObject & {
   role: Maybe<UserRole>;
   /** The user's own settings (the user or an instance moderator) */
   settings: Maybe<UserSettings>;
+};
+
+
+/** A local account: credentials, role and preferences (its profiles come with the actor model). */
+export type UserConversationsArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -2231,6 +2356,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
   ;
   ActivityObject:
     | ( CommentRow )
+    | ( ConversationRow )
     | ( Omit<Discussion, 'actor' | 'comments' | 'creator' | 'lastComment'> & { actor?: Maybe<_RefType['Actor']>, comments?: Maybe<_RefType['PaginatedCommentList']>, creator?: Maybe<_RefType['Person']>, lastComment?: Maybe<_RefType['Comment']> } )
     | ( EventRow )
     | ( GroupParent )
@@ -2285,6 +2411,7 @@ export type ResolversTypes = {
   CommentVisibility: CommentVisibility;
   Config: ResolverTypeWrapper<InstanceConfig>;
   Contact: Contact;
+  Conversation: ResolverTypeWrapper<ConversationRow>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeletedFeedToken: ResolverTypeWrapper<DeletedFeedToken>;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
@@ -2341,6 +2468,7 @@ export type ResolversTypes = {
   Openness: Openness;
   PaginatedActivityList: ResolverTypeWrapper<Omit<PaginatedActivityList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Activity']>>> }>;
   PaginatedCommentList: ResolverTypeWrapper<Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Comment']>>> }>;
+  PaginatedConversationList: ResolverTypeWrapper<Omit<PaginatedConversationList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Conversation']>>> }>;
   PaginatedDiscussionList: ResolverTypeWrapper<Omit<PaginatedDiscussionList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Discussion']>>> }>;
   PaginatedEventList: ResolverTypeWrapper<Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['Event']>>> }>;
   PaginatedFollowedGroupEvents: ResolverTypeWrapper<Omit<PaginatedFollowedGroupEvents, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversTypes['FollowedGroupEvent']>>> }>;
@@ -2428,6 +2556,7 @@ export type ResolversParentTypes = {
   Comment: CommentRow;
   Config: InstanceConfig;
   Contact: Contact;
+  Conversation: ConversationRow;
   DateTime: Scalars['DateTime']['output'];
   DeletedFeedToken: DeletedFeedToken;
   DeletedObject: DeletedObject;
@@ -2469,6 +2598,7 @@ export type ResolversParentTypes = {
   OauthProvider: OauthProvider;
   PaginatedActivityList: Omit<PaginatedActivityList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Activity']>>> };
   PaginatedCommentList: Omit<PaginatedCommentList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Comment']>>> };
+  PaginatedConversationList: Omit<PaginatedConversationList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Conversation']>>> };
   PaginatedDiscussionList: Omit<PaginatedDiscussionList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Discussion']>>> };
   PaginatedEventList: Omit<PaginatedEventList, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['Event']>>> };
   PaginatedFollowedGroupEvents: Omit<PaginatedFollowedGroupEvents, 'elements'> & { elements?: Maybe<Array<Maybe<ResolversParentTypes['FollowedGroupEvent']>>> };
@@ -2537,7 +2667,7 @@ export type ActivityResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type ActivityObjectResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityObject'] = ResolversParentTypes['ActivityObject']> = {
-  __resolveType: TypeResolveFn<'Comment' | 'Discussion' | 'Event' | 'Group' | 'Member' | 'Post' | 'Resource', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Comment' | 'Conversation' | 'Discussion' | 'Event' | 'Group' | 'Member' | 'Post' | 'Resource', ParentType, ContextType>;
 };
 
 export type ActivityParamItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ActivityParamItem'] = ResolversParentTypes['ActivityParamItem']> = {
@@ -2657,6 +2787,7 @@ export type AuthApplicationTokenResolvers<ContextType = GraphQLContext, ParentTy
 export type CommentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Comment'] = ResolversParentTypes['Comment']> = {
   actor?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
   attributedTo?: Resolver<Maybe<ResolversTypes['Actor']>, ParentType, ContextType>;
+  conversation?: Resolver<Maybe<ResolversTypes['Conversation']>, ParentType, ContextType>;
   deletedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType>;
   id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
@@ -2719,6 +2850,21 @@ export type ConfigResolvers<ContextType = GraphQLContext, ParentType extends Res
   webPush?: Resolver<Maybe<ResolversTypes['WebPush']>, ParentType, ContextType>;
 };
 
+export type ConversationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Conversation'] = ResolversParentTypes['Conversation']> = {
+  actor?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
+  comments?: Resolver<Maybe<ResolversTypes['PaginatedCommentList']>, ParentType, ContextType, RequireFields<ConversationCommentsArgs, 'limit' | 'page'>>;
+  conversationParticipantId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType>;
+  id?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  insertedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
+  originComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
+  participants?: Resolver<Maybe<Array<Maybe<ResolversTypes['Person']>>>, ParentType, ContextType>;
+  unread?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  updatedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
@@ -2757,6 +2903,7 @@ export type EventResolvers<ContextType = GraphQLContext, ParentType extends Reso
   category?: Resolver<Maybe<ResolversTypes['EventCategory']>, ParentType, ContextType>;
   comments?: Resolver<Maybe<Array<Maybe<ResolversTypes['Comment']>>>, ParentType, ContextType>;
   contacts?: Resolver<Maybe<Array<Maybe<ResolversTypes['Actor']>>>, ParentType, ContextType>;
+  conversations?: Resolver<Maybe<ResolversTypes['PaginatedConversationList']>, ParentType, ContextType, RequireFields<EventConversationsArgs, 'limit' | 'page'>>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   draft?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   endsOn?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -2990,6 +3137,11 @@ export type PaginatedCommentListResolvers<ContextType = GraphQLContext, ParentTy
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type PaginatedConversationListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedConversationList'] = ResolversParentTypes['PaginatedConversationList']> = {
+  elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Conversation']>>>, ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
 export type PaginatedDiscussionListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaginatedDiscussionList'] = ResolversParentTypes['PaginatedDiscussionList']> = {
   elements?: Resolver<Maybe<Array<Maybe<ResolversTypes['Discussion']>>>, ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -3084,6 +3236,7 @@ export type ParticipantStatsResolvers<ContextType = GraphQLContext, ParentType e
 export type PersonResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Person'] = ResolversParentTypes['Person']> = {
   avatar?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
   banner?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType>;
+  conversations?: Resolver<Maybe<ResolversTypes['PaginatedConversationList']>, ParentType, ContextType, RequireFields<PersonConversationsArgs, 'limit' | 'page'>>;
   domain?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   feedTokens?: Resolver<Maybe<Array<Maybe<ResolversTypes['FeedToken']>>>, ParentType, ContextType>;
   followersCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
@@ -3219,6 +3372,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   createUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateUserArgs, 'email' | 'password'>>;
   deleteAccount?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, Partial<RootMutationTypeDeleteAccountArgs>>;
   deleteComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteCommentArgs, 'commentId'>>;
+  deleteConversation?: Resolver<Maybe<ResolversTypes['Conversation']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteConversationArgs, 'conversationId'>>;
   deleteEvent?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteEventArgs, 'eventId'>>;
   deleteFeedToken?: Resolver<Maybe<ResolversTypes['DeletedFeedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteFeedTokenArgs, 'token'>>;
   deleteGroup?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteGroupArgs, 'groupId'>>;
@@ -3232,6 +3386,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   leaveGroup?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeLeaveGroupArgs, 'groupId'>>;
   login?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeLoginArgs, 'email' | 'password'>>;
   logout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeLogoutArgs, 'refreshToken'>>;
+  postPrivateMessage?: Resolver<Maybe<ResolversTypes['Conversation']>, ParentType, ContextType, RequireFields<RootMutationTypePostPrivateMessageArgs, 'actorId' | 'language' | 'text'>>;
   refreshToken?: Resolver<Maybe<ResolversTypes['RefreshedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeRefreshTokenArgs, 'refreshToken'>>;
   registerPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeRegisterPersonArgs, 'email' | 'name' | 'preferredUsername' | 'summary'>>;
   rejectInvitation?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeRejectInvitationArgs, 'id'>>;
@@ -3240,11 +3395,13 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   removeMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeRemoveMemberArgs, 'exclude' | 'memberId'>>;
   resendConfirmationEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeResendConfirmationEmailArgs, 'email'>>;
   resetPassword?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeResetPasswordArgs, 'locale' | 'password' | 'token'>>;
+  sendEventPrivateMessage?: Resolver<Maybe<ResolversTypes['Conversation']>, ParentType, ContextType, RequireFields<RootMutationTypeSendEventPrivateMessageArgs, 'actorId' | 'eventId' | 'language' | 'roles' | 'text'>>;
   sendResetPassword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeSendResetPasswordArgs, 'email'>>;
   setUserSettings?: Resolver<Maybe<ResolversTypes['UserSettings']>, ParentType, ContextType, Partial<RootMutationTypeSetUserSettingsArgs>>;
   unfollowGroup?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeUnfollowGroupArgs, 'groupId'>>;
   updateActivitySetting?: Resolver<Maybe<ResolversTypes['ActivitySetting']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateActivitySettingArgs, 'enabled' | 'key' | 'method'>>;
   updateComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateCommentArgs, 'commentId' | 'language' | 'text'>>;
+  updateConversation?: Resolver<Maybe<ResolversTypes['Conversation']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateConversationArgs, 'conversationId' | 'read'>>;
   updateEvent?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateEventArgs, 'contacts' | 'eventId' | 'joinOptions' | 'language' | 'visibility'>>;
   updateFollower?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateFollowerArgs, 'approved' | 'id'>>;
   updateGroup?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateGroupArgs, 'id'>>;
@@ -3260,6 +3417,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
 
 export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootQueryType'] = ResolversParentTypes['RootQueryType']> = {
   config?: Resolver<Maybe<ResolversTypes['Config']>, ParentType, ContextType>;
+  conversation?: Resolver<Maybe<ResolversTypes['Conversation']>, ParentType, ContextType, Partial<RootQueryTypeConversationArgs>>;
   event?: Resolver<Maybe<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<RootQueryTypeEventArgs, 'uuid'>>;
   events?: Resolver<Maybe<ResolversTypes['PaginatedEventList']>, ParentType, ContextType, RequireFields<RootQueryTypeEventsArgs, 'direction' | 'limit' | 'location' | 'longEvents' | 'orderBy' | 'page' | 'radius'>>;
   fetchPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootQueryTypeFetchPersonArgs, 'preferredUsername'>>;
@@ -3283,8 +3441,10 @@ export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType exte
 };
 
 export type RootSubscriptionTypeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RootSubscriptionType'] = ResolversParentTypes['RootSubscriptionType']> = {
+  conversationCommentChanged?: SubscriptionResolver<Maybe<ResolversTypes['Conversation']>, "conversationCommentChanged", ParentType, ContextType, RequireFields<RootSubscriptionTypeConversationCommentChangedArgs, 'id'>>;
   eventPersonParticipationChanged?: SubscriptionResolver<Maybe<ResolversTypes['Person']>, "eventPersonParticipationChanged", ParentType, ContextType, RequireFields<RootSubscriptionTypeEventPersonParticipationChangedArgs, 'personId'>>;
   groupMembershipChanged?: SubscriptionResolver<Maybe<ResolversTypes['Person']>, "groupMembershipChanged", ParentType, ContextType, RequireFields<RootSubscriptionTypeGroupMembershipChangedArgs, 'group' | 'personId'>>;
+  personUnreadConversationsCount?: SubscriptionResolver<Maybe<ResolversTypes['Int']>, "personUnreadConversationsCount", ParentType, ContextType, RequireFields<RootSubscriptionTypePersonUnreadConversationsCountArgs, 'personId'>>;
 };
 
 export type RoutingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Routing'] = ResolversParentTypes['Routing']> = {
@@ -3367,6 +3527,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   confirmationSentAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   confirmationToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   confirmedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  conversations?: Resolver<Maybe<ResolversTypes['PaginatedConversationList']>, ParentType, ContextType, RequireFields<UserConversationsArgs, 'limit' | 'page'>>;
   currentSignInAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   currentSignInIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   defaultActor?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType>;
@@ -3437,6 +3598,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AuthApplicationToken?: AuthApplicationTokenResolvers<ContextType>;
   Comment?: CommentResolvers<ContextType>;
   Config?: ConfigResolvers<ContextType>;
+  Conversation?: ConversationResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeletedFeedToken?: DeletedFeedTokenResolvers<ContextType>;
   DeletedObject?: DeletedObjectResolvers<ContextType>;
@@ -3470,6 +3632,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   OauthProvider?: OauthProviderResolvers<ContextType>;
   PaginatedActivityList?: PaginatedActivityListResolvers<ContextType>;
   PaginatedCommentList?: PaginatedCommentListResolvers<ContextType>;
+  PaginatedConversationList?: PaginatedConversationListResolvers<ContextType>;
   PaginatedDiscussionList?: PaginatedDiscussionListResolvers<ContextType>;
   PaginatedEventList?: PaginatedEventListResolvers<ContextType>;
   PaginatedFollowedGroupEvents?: PaginatedFollowedGroupEventsResolvers<ContextType>;

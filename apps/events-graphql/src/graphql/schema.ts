@@ -3,6 +3,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { commentsResolvers } from '../modules/comments/comments.resolvers.js';
 import { configResolvers } from '../modules/config/config.resolvers.js';
+import { conversationsResolvers } from '../modules/conversations/conversations.resolvers.js';
 import { eventsResolvers } from '../modules/events/events.resolvers.js';
 import { exportsResolvers } from '../modules/exports/exports.resolvers.js';
 import { interactResolvers } from '../modules/interact/interact.resolvers.js';
@@ -36,6 +37,7 @@ const MODULE_RESOLVERS: Resolvers[] = [
   groupsResolvers,
   membersResolvers,
   followersResolvers,
+  conversationsResolvers,
 ];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */

@@ -22,11 +22,6 @@ export const Person: PersonResolvers = {
     if (!viewer || !actor.userId || viewer.id !== actor.userId) return null;
     return ctx.loaders.users.feedTokensOfActor.load(actor.id);
   },
-  /** No conversations exist yet: 0 for the profile's owner, null for anyone else. */
-  unreadConversationsCount: async (actor, _args, ctx) => {
-    const viewer = await ctx.viewer();
-    return viewer && actor.userId && viewer.id === actor.userId ? 0 : null;
-  },
   /** The owning account, for its owner and instance moderators only. */
   user: async (actor, _args, ctx) => {
     const viewer = await ctx.viewer();
