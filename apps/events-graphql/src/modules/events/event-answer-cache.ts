@@ -16,16 +16,32 @@ const GENERATION = preparedStatement<{ value: string }, []>({
  * The identity of "everything an anonymous event page shows": a counter in the database that every
  * committing transaction which wrote to those tables bumps once, at its commit (deferred triggers of
  * migration 20261127130000), whoever wrote: a resolver, a job, federation, the admin tool, plain SQL.
- * Read once per cached request, in every process alike, so an answer is never served after the
- * commit of a write it shows (ADR 0028).
+ * Read for cached requests (one read shared by those that arrive together), in every process alike,
+ * so an answer is never served after the commit of a write it shows (ADR 0028).
  *
  * The clock also changes the page (related events are the upcoming ones), so the token changes every
  * EVENT_ANSWER_MAX_AGE_MS too.
  */
 export class EventAnswerGeneration {
+  /** The read that the requests arrived since the last one started will share. */
+  private next: Promise<string> | undefined;
+
   constructor(private readonly options: { sequelize: Sequelize; now?: () => number }) {}
 
-  async token(): Promise<string> {
+  /**
+   * One read for every request that asked since the previous read started (they arrived within one
+   * turn of the event loop): each read starts after all the requests sharing it arrived, so none of
+   * them can miss a commit that was answered before it came.
+   */
+  token(): Promise<string> {
+    this.next ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.next = undefined;
+      return this.read();
+    });
+    return this.next;
+  }
+
+  private async read(): Promise<string> {
     const [row] = await GENERATION.rows(this.options.sequelize, []);
     const window = Math.floor((this.options.now ?? Date.now)() / EVENT_ANSWER_MAX_AGE_MS);
     return `${row?.value ?? 0}:${window}`;
