@@ -45,6 +45,9 @@ import { GroupRoles } from './modules/members/group-roles.js';
 import { isOnlyAdministratorSomewhere } from './modules/members/member-roles.js';
 import { FollowService } from './modules/followers/follow.service.js';
 import { contributeGroupStatistics } from './modules/groups/group-statistics.js';
+import { LinkPreviews } from './modules/resources/link-preview.js';
+import { ResourceService } from './modules/resources/resource.service.js';
+import { TodoService } from './modules/todos/todo.service.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -101,6 +104,12 @@ export interface AppServices {
   memberMails: MemberMails;
   /** Profiles following groups (the one actor model's follows). */
   groupFollows: FollowService;
+  /** Link previews (OpenGraph, Twitter card, oEmbed, favicon) read through the guarded fetch. */
+  linkPreviews: LinkPreviews;
+  /** Groups' shared folders and links. */
+  resources: ResourceService;
+  /** Groups' todo lists and todos. */
+  todos: TodoService;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -283,6 +292,7 @@ export const AppContext = {
         publicUrl: config.http.publicUrl,
         domain: config.http.domain,
       });
+    const linkPreviews = overrides.linkPreviews ?? new LinkPreviews({ fetch: federation.fetch });
     const services: AppServices = {
       logger,
       sequelize,
@@ -343,6 +353,16 @@ export const AppContext = {
       members,
       memberMails,
       groupFollows: overrides.groupFollows ?? new FollowService({ sequelize, actors, federation }),
+      linkPreviews,
+      resources:
+        overrides.resources ??
+        new ResourceService({
+          sequelize,
+          previews: linkPreviews,
+          logger: logger.child({ component: 'resources' }),
+          publicUrl: config.http.publicUrl,
+        }),
+      todos: overrides.todos ?? new TodoService({ sequelize, publicUrl: config.http.publicUrl }),
       media,
       remoteMedia,
       jobs,
