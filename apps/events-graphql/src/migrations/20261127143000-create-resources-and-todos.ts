@@ -41,8 +41,12 @@ export const createResourcesAndTodos: Migration = {
       'CREATE INDEX resources_top_level_idx ON resources (group_id, type, title, id) WHERE parent_id IS NULL',
     );
     // Group.resources: the most recent first.
-    await sequelize.query('CREATE INDEX resources_group_recent_idx ON resources (group_id, published_at DESC, id)');
-    await sequelize.query('CREATE INDEX resources_creator_idx ON resources (creator_id) WHERE creator_id IS NOT NULL');
+    await sequelize.query(
+      'CREATE INDEX resources_group_recent_idx ON resources (group_id, published_at DESC, id)',
+    );
+    await sequelize.query(
+      'CREATE INDEX resources_creator_idx ON resources (creator_id) WHERE creator_id IS NOT NULL',
+    );
 
     await sequelize.query(`
       CREATE TABLE todo_lists (
@@ -74,7 +78,9 @@ export const createResourcesAndTodos: Migration = {
       )`);
     // A list's todos: open ones first, then by creation.
     await sequelize.query('CREATE INDEX todos_list_idx ON todos (todo_list_id, status, inserted_at, id)');
-    await sequelize.query('CREATE INDEX todos_creator_idx ON todos (creator_id) WHERE creator_id IS NOT NULL');
+    await sequelize.query(
+      'CREATE INDEX todos_creator_idx ON todos (creator_id) WHERE creator_id IS NOT NULL',
+    );
     await sequelize.query(
       'CREATE INDEX todos_assigned_to_idx ON todos (assigned_to_id) WHERE assigned_to_id IS NOT NULL',
     );

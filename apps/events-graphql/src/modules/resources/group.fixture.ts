@@ -59,10 +59,14 @@ export async function groupFixture(server: TestServer, prefix: string): Promise<
     );
     if (role) {
       ok(
-        await gql(server, `mutation($m: ID!, $r: MemberRoleEnum!) { updateMember(memberId: $m, role: $r) { id } }`, {
-          token: administrator.token,
-          variables: { m: id, r: role },
-        }),
+        await gql(
+          server,
+          `mutation($m: ID!, $r: MemberRoleEnum!) { updateMember(memberId: $m, role: $r) { id } }`,
+          {
+            token: administrator.token,
+            variables: { m: id, r: role },
+          },
+        ),
         'updateMember',
       );
     }
@@ -79,7 +83,8 @@ export async function groupFixture(server: TestServer, prefix: string): Promise<
     profile,
     join,
     call: (who, query, variables = {}) => {
-      const token = typeof who === 'string' ? (who === 'anonymous' ? undefined : people[who].token) : who.token;
+      const token =
+        typeof who === 'string' ? (who === 'anonymous' ? undefined : people[who].token) : who.token;
       return gql(server, query, { ...(token ? { token } : {}), variables });
     },
   };

@@ -133,7 +133,10 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
             </head></html>`,
           );
         case '/untitled':
-          return html(response, '<html><head><meta name="robots" content="none"></head><body>x</body></html>');
+          return html(
+            response,
+            '<html><head><meta name="robots" content="none"></head><body>x</body></html>',
+          );
         case '/huge': {
           // No Content-Length: the cap must cut the stream itself.
           response.writeHead(200, { 'content-type': 'text/html' });
@@ -210,7 +213,11 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
       imageRemoteUrl: 'https://cdn.example.org/card.jpg',
     });
     const plain = await metadata(`${base}/plain`);
-    expect(plain).to.deep.include({ title: 'Plain page', description: 'Plain text', faviconUrl: `${base}/favicon.ico` });
+    expect(plain).to.deep.include({
+      title: 'Plain page',
+      description: 'Plain text',
+      faviconUrl: `${base}/favicon.ico`,
+    });
     expect(pages.hits).to.include('HEAD /favicon.ico');
   });
 
@@ -273,12 +280,18 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
       title: 'photo.png',
       imageRemoteUrl: `${base}/photo.png`,
     });
-    expect(await metadata(`${base}/download`)).to.deep.include({ title: 'minutes 2026.pdf', imageRemoteUrl: null });
+    expect(await metadata(`${base}/download`)).to.deep.include({
+      title: 'minutes 2026.pdf',
+      imageRemoteUrl: null,
+    });
   });
 
   it('needs a signed-in caller', async () => {
     const answer = await preview(`${base}/article`, null);
-    expect(answer.body.errors?.[0]).to.deep.include({ message: 'You need to be logged in', status_code: 401 });
+    expect(answer.body.errors?.[0]).to.deep.include({
+      message: 'You need to be logged in',
+      status_code: 401,
+    });
   });
 
   it('gives up on a body that never ends once its time budget is spent', async () => {

@@ -74,10 +74,7 @@ export class LinkPreviews {
     const meta = (...names: string[]) => names.map((name) => found.meta.get(name)).find(Boolean) ?? null;
     const metadata: LinkMetadata = {
       type: plainText(oembed?.type ?? meta('og:type'), TEXT_LIMITS.type),
-      title: plainText(
-        oembed?.title ?? meta('og:title', 'twitter:title') ?? found.title,
-        TEXT_LIMITS.title,
-      ),
+      title: plainText(oembed?.title ?? meta('og:title', 'twitter:title') ?? found.title, TEXT_LIMITS.title),
       description: plainText(
         meta('og:description', 'twitter:description', 'description'),
         TEXT_LIMITS.description,
@@ -94,9 +91,7 @@ export class LinkPreviews {
       providerName: plainText(oembed?.providerName ?? meta('og:site_name'), TEXT_LIMITS.name),
       providerUrl: absoluteUrl(oembed?.providerUrl ?? null, base),
       html: playerHtml(oembed?.html ?? null),
-      faviconUrl: found.iconUrl
-        ? absoluteUrl(found.iconUrl, base)
-        : await this.rootFavicon(new URL(base)),
+      faviconUrl: found.iconUrl ? absoluteUrl(found.iconUrl, base) : await this.rootFavicon(new URL(base)),
     };
     if (!metadata.title) throw new BadInput(PREVIEW_MESSAGES.noTitle, { code: 'unknown_error' });
     return metadata;
@@ -182,7 +177,8 @@ export function readHead(html: string): HeadData {
           const rel = (attributes.rel ?? '').toLowerCase();
           const type = (attributes.type ?? '').toLowerCase();
           if (type === 'application/json+oembed' && !data.oembedUrl) data.oembedUrl = attributes.href;
-          if (rel.includes('icon') && !rel.includes('-icon-') && !data.iconUrl) data.iconUrl = attributes.href;
+          if (rel.includes('icon') && !rel.includes('-icon-') && !data.iconUrl)
+            data.iconUrl = attributes.href;
         }
       },
       ontext(text) {
@@ -242,7 +238,8 @@ function readOEmbed(document: unknown): OEmbed | null {
 /** A file that is not a page: its name (Content-Disposition, else the URL's last segment), its URL if an image. */
 function mediaMetadata(page: GuardedResponse, contentType: string): LinkMetadata {
   const disposition = page.headers['content-disposition'] ?? '';
-  const named = /filename\*=utf-8''([^;]+)/i.exec(disposition)?.[1] ?? /filename="?([^";]+)"?/i.exec(disposition)?.[1];
+  const named =
+    /filename\*=utf-8''([^;]+)/i.exec(disposition)?.[1] ?? /filename="?([^";]+)"?/i.exec(disposition)?.[1];
   const segment = new URL(page.url).pathname.split('/').filter(Boolean).at(-1);
   const title = plainText(safeDecode(named ?? segment ?? ''), TEXT_LIMITS.title);
   if (!title) throw new BadInput(PREVIEW_MESSAGES.noTitle, { code: 'unknown_error' });

@@ -22,9 +22,12 @@ export function createResourceLoaders(app: AppContext): ResourceLoaders {
       const found = await view.byIds(ids.filter(isUuid));
       return ids.map((id) => found.get(id) ?? null);
     }),
-    ofGroup: new DataLoader((keys) => loadOwnedPages(keys, (owners, page, limit) => view.ofGroups(owners, page, limit)), {
-      cacheKeyFn: pageKeyOf,
-    }),
+    ofGroup: new DataLoader(
+      (keys) => loadOwnedPages(keys, (owners, page, limit) => view.ofGroups(owners, page, limit)),
+      {
+        cacheKeyFn: pageKeyOf,
+      },
+    ),
     inFolder: new DataLoader(
       (keys) => loadOwnedPages(keys, (owners, page, limit) => view.inFolders(owners, page, limit)),
       { cacheKeyFn: pageKeyOf },

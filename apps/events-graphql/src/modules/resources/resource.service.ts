@@ -65,43 +65,46 @@ export class ResourceService {
   async create(actor: Actor, input: ResourceInput): Promise<ResourceRow> {
     await this.requireMember(actor, input.groupId);
     const type = input.type ?? 'link';
-    if (!(RESOURCE_TYPES as readonly string[]).includes(type)) throw fieldError('type', RESOURCE_MESSAGES.badType);
+    if (!(RESOURCE_TYPES as readonly string[]).includes(type))
+      throw fieldError('type', RESOURCE_MESSAGES.badType);
     const title = validTitle(input.title);
     const summary = validSummary(input.summary);
     const resourceUrl = type === 'folder' ? optionalUrl(input.resourceUrl) : requiredUrl(input.resourceUrl);
     // The page's preview is read before the transaction: a slow remote never holds a row lock.
     const metadata = resourceUrl ? await this.metadataOf(resourceUrl) : null;
     const id = randomUUID();
-    return uniquePaths(() => this.options.sequelize.transaction(async (transaction) => {
-      const parent = await this.parentFolder(input.parentId ?? null, input.groupId, transaction, 'create');
-      const path = childPath(parent?.path ?? '', title);
-      await this.refuseTaken(input.groupId, path, null, transaction);
-      const [row] = await this.options.sequelize.query<ResourceRow>(
-        `INSERT INTO resources AS r (id, url, group_id, creator_id, parent_id, type, title, summary,
+    return uniquePaths(() =>
+      this.options.sequelize.transaction(async (transaction) => {
+        const parent = await this.parentFolder(input.parentId ?? null, input.groupId, transaction, 'create');
+        const path = childPath(parent?.path ?? '', title);
+        await this.refuseTaken(input.groupId, path, null, transaction);
+        const [row] = await this.options.sequelize.query<ResourceRow>(
+          `INSERT INTO resources AS r (id, url, group_id, creator_id, parent_id, type, title, summary,
            resource_url, metadata, path)
          VALUES (:id, :url, :groupId, :creatorId, :parentId, :type, :title, :summary, :resourceUrl,
            :metadata, :path)
          RETURNING ${RESOURCE_COLUMNS}`,
-        {
-          type: QueryTypes.SELECT,
-          transaction,
-          replacements: {
-            id,
-            url: `${this.options.publicUrl}/resource/${id}`,
-            groupId: input.groupId,
-            creatorId: actor.id,
-            parentId: parent?.id ?? null,
-            type,
-            title,
-            summary,
-            resourceUrl,
-            metadata: jsonOrNull(metadata),
-            path,
+          {
+            type: QueryTypes.SELECT,
+            transaction,
+            replacements: {
+              id,
+              url: `${this.options.publicUrl}/resource/${id}`,
+              groupId: input.groupId,
+              creatorId: actor.id,
+              parentId: parent?.id ?? null,
+              type,
+              title,
+              summary,
+              resourceUrl,
+              metadata: jsonOrNull(metadata),
+              path,
+            },
           },
-        },
-      );
-      return row!;
-    }));
+        );
+        return row!;
+      }),
+    );
   }
 
   /** Rename, move (into another folder of the group, or to its root), new summary or link. */
@@ -112,58 +115,64 @@ export class ResourceService {
     const title = patch.title === undefined || patch.title === null ? undefined : validTitle(patch.title);
     const summary = patch.summary === undefined ? undefined : validSummary(patch.summary);
     const resourceUrl =
-      patch.resourceUrl === undefined || current.type === 'folder' ? undefined : requiredUrl(patch.resourceUrl);
+      patch.resourceUrl === undefined || current.type === 'folder'
+        ? undefined
+        : requiredUrl(patch.resourceUrl);
     const metadata =
       resourceUrl !== undefined && resourceUrl !== current.resourceUrl
         ? await this.metadataOf(resourceUrl!)
         : undefined;
-    return uniquePaths(() => this.options.sequelize.transaction(async (transaction) => {
-      // Locked: a concurrent move of the same resource waits, then sees the paths this one wrote.
-      const resource = await this.find(id, transaction, true);
-      if (!resource) throw new NotFound(RESOURCE_MESSAGES.notFound, REFUSAL);
-      const parentId = patch.parentId === undefined ? resource.parentId : patch.parentId;
-      const parent = await this.parentFolder(parentId, resource.groupId, transaction, 'update');
-      if (parent && (parent.id === resource.id || parent.path.startsWith(`${resource.path}/`))) {
-        throw new BadInput(RESOURCE_MESSAGES.intoItself, { fields: { parent_id: [RESOURCE_MESSAGES.intoItself] } });
-      }
-      const path = childPath(parent?.path ?? '', title ?? resource.title);
-      if (path !== resource.path) {
-        await this.refuseTaken(resource.groupId, path, resource.id, transaction);
-        // Every descendant in one statement: the old path's prefix becomes the new one.
-        await this.options.sequelize.query(
-          `UPDATE resources SET path = :path || substr(path, :oldLength + 1), updated_at = now()
+    return uniquePaths(() =>
+      this.options.sequelize.transaction(async (transaction) => {
+        // Locked: a concurrent move of the same resource waits, then sees the paths this one wrote.
+        const resource = await this.find(id, transaction, true);
+        if (!resource) throw new NotFound(RESOURCE_MESSAGES.notFound, REFUSAL);
+        const parentId = patch.parentId === undefined ? resource.parentId : patch.parentId;
+        const parent = await this.parentFolder(parentId, resource.groupId, transaction, 'update');
+        if (parent && (parent.id === resource.id || parent.path.startsWith(`${resource.path}/`))) {
+          throw new BadInput(RESOURCE_MESSAGES.intoItself, {
+            fields: { parent_id: [RESOURCE_MESSAGES.intoItself] },
+          });
+        }
+        const path = childPath(parent?.path ?? '', title ?? resource.title);
+        if (path !== resource.path) {
+          await this.refuseTaken(resource.groupId, path, resource.id, transaction);
+          // Every descendant in one statement: the old path's prefix becomes the new one.
+          await this.options.sequelize.query(
+            `UPDATE resources SET path = :path || substr(path, :oldLength + 1), updated_at = now()
            WHERE group_id = :groupId AND path LIKE :descendants ESCAPE '\\'`,
+            {
+              transaction,
+              replacements: {
+                path,
+                oldLength: resource.path.length,
+                groupId: resource.groupId,
+                descendants: `${likePrefix(resource.path)}/%`,
+              },
+            },
+          );
+        }
+        const [row] = await this.options.sequelize.query<ResourceRow>(
+          `UPDATE resources AS r SET title = :title, summary = :summary, parent_id = :parentId, path = :path,
+           resource_url = :resourceUrl, metadata = :metadata, updated_at = now()
+         WHERE r.id = :id RETURNING ${RESOURCE_COLUMNS}`,
           {
+            type: QueryTypes.SELECT,
             transaction,
             replacements: {
+              id: resource.id,
+              title: title ?? resource.title,
+              summary: summary === undefined ? resource.summary : summary,
+              parentId: parent?.id ?? null,
               path,
-              oldLength: resource.path.length,
-              groupId: resource.groupId,
-              descendants: `${likePrefix(resource.path)}/%`,
+              resourceUrl: resourceUrl ?? resource.resourceUrl,
+              metadata: jsonOrNull(metadata === undefined ? resource.metadata : metadata),
             },
           },
         );
-      }
-      const [row] = await this.options.sequelize.query<ResourceRow>(
-        `UPDATE resources AS r SET title = :title, summary = :summary, parent_id = :parentId, path = :path,
-           resource_url = :resourceUrl, metadata = :metadata, updated_at = now()
-         WHERE r.id = :id RETURNING ${RESOURCE_COLUMNS}`,
-        {
-          type: QueryTypes.SELECT,
-          transaction,
-          replacements: {
-            id: resource.id,
-            title: title ?? resource.title,
-            summary: summary === undefined ? resource.summary : summary,
-            parentId: parent?.id ?? null,
-            path,
-            resourceUrl: resourceUrl ?? resource.resourceUrl,
-            metadata: jsonOrNull(metadata === undefined ? resource.metadata : metadata),
-          },
-        },
-      );
-      return row!;
-    }));
+        return row!;
+      }),
+    );
   }
 
   /** Deletes a resource; a folder takes everything beneath it (the foreign key cascades). */
@@ -228,7 +237,9 @@ export class ResourceService {
     }
     if (parent.groupId !== groupId) throw new Forbidden(RESOURCE_MESSAGES.parentElsewhere, REFUSAL);
     if (parent.type !== 'folder') {
-      throw new BadInput(RESOURCE_MESSAGES.parentNotFolder, { fields: { parent_id: [RESOURCE_MESSAGES.parentNotFolder] } });
+      throw new BadInput(RESOURCE_MESSAGES.parentNotFolder, {
+        fields: { parent_id: [RESOURCE_MESSAGES.parentNotFolder] },
+      });
     }
     return parent;
   }
@@ -295,7 +306,8 @@ function validTitle(title: string): string {
 function validSummary(summary: string | null | undefined): string | null {
   if (summary === null || summary === undefined) return null;
   const clean = summary.trim();
-  if (clean.length > SUMMARY_MAX) throw fieldError('summary', `should be at most ${SUMMARY_MAX} character(s)`);
+  if (clean.length > SUMMARY_MAX)
+    throw fieldError('summary', `should be at most ${SUMMARY_MAX} character(s)`);
   return clean === '' ? null : clean;
 }
 
@@ -310,7 +322,8 @@ function optionalUrl(value: string | null | undefined): string | null {
   if (text === '') return null;
   try {
     const url = new URL(text);
-    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.href.length <= URL_MAX) return url.href;
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.href.length <= URL_MAX)
+      return url.href;
   } catch {
     // Reported below.
   }

@@ -73,7 +73,13 @@ describe('resources of groups', function () {
 
   it('holds folders and links: the root "/" lists the top level, a folder its children, a link its preview', async () => {
     const docs = await folder('Docs');
-    expect(docs).to.deep.include({ title: 'Docs', path: '/Docs', type: 'folder', resourceUrl: null, parent: null });
+    expect(docs).to.deep.include({
+      title: 'Docs',
+      path: '/Docs',
+      type: 'folder',
+      resourceUrl: null,
+      parent: null,
+    });
     const link = await create({ t: 'Minutes', u: pageUrl, p: docs.id, s: 'Last week' });
     expect(link).to.deep.include({ path: '/Docs/Minutes', type: 'link', resourceUrl: pageUrl });
     expect(link.parent).to.deep.equal({ id: docs.id, path: '/Docs' });
@@ -85,12 +91,19 @@ describe('resources of groups', function () {
       faviconUrl: new URL('/i.png', pageUrl).href,
     });
 
-    const root = ok<{ id: string; path: string; title: string; children: { total: number; elements: unknown[] } }>(
-      await at('/'),
-      'resource',
-    );
+    const root = ok<{
+      id: string;
+      path: string;
+      title: string;
+      children: { total: number; elements: unknown[] };
+    }>(await at('/'), 'resource');
     expect(root).to.deep.include({ id: `root_${group.groupId}`, path: '/', title: 'Root', type: 'folder' });
-    expect(root.children.elements).to.deep.include({ id: docs.id, title: 'Docs', path: '/Docs', type: 'folder' });
+    expect(root.children.elements).to.deep.include({
+      id: docs.id,
+      title: 'Docs',
+      path: '/Docs',
+      type: 'folder',
+    });
     expect(await pathsOf('/Docs')).to.deep.equal(['/Docs/Minutes']);
     // The web client's slash-free titles: a slash in a title is left out of the path.
     expect((await create({ t: 'a/b', type: 'folder' })).path).to.equal('/ab');
@@ -115,11 +128,18 @@ describe('resources of groups', function () {
       await update({ id: outer.id, p: target.id }),
       'updateResource',
     );
-    expect(moved).to.deep.equal({ id: outer.id, title: 'Renamed', path: '/Archive/Renamed', parent: { id: target.id } });
+    expect(moved).to.deep.equal({
+      id: outer.id,
+      title: 'Renamed',
+      path: '/Archive/Renamed',
+      parent: { id: target.id },
+    });
     expect(await pathsOf('/Archive/Renamed/Inner')).to.deep.equal(['/Archive/Renamed/Inner/Deep']);
 
     // And back to the root: parentId null.
-    expect(ok<{ path: string }>(await update({ id: outer.id, p: null }), 'updateResource').path).to.equal('/Renamed');
+    expect(ok<{ path: string }>(await update({ id: outer.id, p: null }), 'updateResource').path).to.equal(
+      '/Renamed',
+    );
     expect(await pathsOf('/Renamed/Inner')).to.deep.equal(['/Renamed/Inner/Deep']);
     expect(refusal(await at('/Archive/Renamed'))).to.equal('Resource not found');
   });
@@ -150,15 +170,24 @@ describe('resources of groups', function () {
       p: '6f1c1a9e-3a1e-4a55-9a10-3a7d8e1c0b2f',
     });
     expect(refusal(unknownParent)).to.equal('Error while creating resource');
-    expect(refusal(await group.call('member', CREATE, { g: group.groupId, t: 'Lost', p: 'nope', type: 'folder' }))).to.equal(
-      'Error while creating resource',
-    );
+    expect(
+      refusal(await group.call('member', CREATE, { g: group.groupId, t: 'Lost', p: 'nope', type: 'folder' })),
+    ).to.equal('Error while creating resource');
     const link = await create({ t: 'A link', u: pageUrl });
-    const intoLink = await group.call('member', CREATE, { g: group.groupId, t: 'In', p: link.id, type: 'folder' });
+    const intoLink = await group.call('member', CREATE, {
+      g: group.groupId,
+      t: 'In',
+      p: link.id,
+      type: 'folder',
+    });
     expect(intoLink.body.errors?.[0]).to.deep.include({ code: 'validation', field: 'parent_id' });
     const noUrl = await group.call('member', CREATE, { g: group.groupId, t: 'No url' });
     expect(noUrl.body.errors?.[0]).to.deep.include({ code: 'validation', field: 'resource_url' });
-    const script = await group.call('member', CREATE, { g: group.groupId, t: 'Bad', u: 'javascript:alert(1)' });
+    const script = await group.call('member', CREATE, {
+      g: group.groupId,
+      t: 'Bad',
+      u: 'javascript:alert(1)',
+    });
     expect(script.body.errors?.[0]).to.deep.include({ code: 'validation', field: 'resource_url' });
 
     // A folder of another group.
@@ -167,10 +196,14 @@ describe('resources of groups', function () {
       await other.call('member', CREATE, { g: other.groupId, t: 'Theirs', type: 'folder' }),
       'createResource',
     );
-    expect(refusal(await update({ id: top.id, p: foreign.id }))).to.equal("Parent resource doesn't belong to this group");
-    expect(refusal(await group.call('member', CREATE, { g: group.groupId, t: 'X', type: 'folder', p: foreign.id }))).to.equal(
+    expect(refusal(await update({ id: top.id, p: foreign.id }))).to.equal(
       "Parent resource doesn't belong to this group",
     );
+    expect(
+      refusal(
+        await group.call('member', CREATE, { g: group.groupId, t: 'X', type: 'folder', p: foreign.id }),
+      ),
+    ).to.equal("Parent resource doesn't belong to this group");
     expect(await pathsOf('/Top')).to.deep.equal(['/Top/Child']);
   });
 
@@ -178,7 +211,9 @@ describe('resources of groups', function () {
     const bin = await folder('Bin');
     const sub = await folder('Sub', bin.id);
     const link = await create({ t: 'Gone', u: pageUrl, p: sub.id });
-    const deleted = await group.call('member', `mutation($id: ID!) { deleteResource(id: $id) { id } }`, { id: bin.id });
+    const deleted = await group.call('member', `mutation($id: ID!) { deleteResource(id: $id) { id } }`, {
+      id: bin.id,
+    });
     expect(ok(deleted, 'deleteResource')).to.deep.equal({ id: bin.id });
     for (const path of ['/Bin', '/Bin/Sub', '/Bin/Sub/Gone']) {
       expect((await at(path)).body.errors?.[0]).to.deep.include({
@@ -187,7 +222,9 @@ describe('resources of groups', function () {
         status_code: 404,
       });
     }
-    const again = await group.call('member', `mutation($id: ID!) { deleteResource(id: $id) { id } }`, { id: link.id });
+    const again = await group.call('member', `mutation($id: ID!) { deleteResource(id: $id) { id } }`, {
+      id: link.id,
+    });
     expect(refusal(again)).to.equal("Resource doesn't exist");
   });
 
@@ -237,9 +274,13 @@ describe('resources of groups', function () {
     const notMember = 'Profile is not member of group';
     let n = 0;
     expect(
-      await outcomes((who) => group.call(who, CREATE, { g: group.groupId, t: `m${(n += 1)}`, type: 'folder' })),
+      await outcomes((who) =>
+        group.call(who, CREATE, { g: group.groupId, t: `m${(n += 1)}`, type: 'folder' }),
+      ),
     ).to.deep.equal(expected(notMember));
-    expect(await outcomes((who) => update({ id: shared.id, s: `by ${who}` }, who))).to.deep.equal(expected(notMember));
+    expect(await outcomes((who) => update({ id: shared.id, s: `by ${who}` }, who))).to.deep.equal(
+      expected(notMember),
+    );
     expect(await outcomes((who) => at('/Shared', who))).to.deep.equal(expected(notMember));
     expect(
       await outcomes(async (who) => {
@@ -248,7 +289,9 @@ describe('resources of groups', function () {
       }),
     ).to.deep.equal(expected(notMember));
     // The group's name must exist.
-    expect((await group.call('member', GET, { path: '/', u: 'no_such_group' })).body.errors?.[0]).to.deep.include({
+    expect(
+      (await group.call('member', GET, { path: '/', u: 'no_such_group' })).body.errors?.[0],
+    ).to.deep.include({
       message: 'Group not found',
       code: 'group_not_found',
     });

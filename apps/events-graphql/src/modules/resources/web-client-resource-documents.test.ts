@@ -50,7 +50,10 @@ describe("the reference web client's resource documents", function () {
       'resource',
     );
     expect(root.actor.id).to.equal(group.groupId);
-    expect(root.children).to.deep.equal({ total: 1, elements: [{ ...root.children.elements[0], id: created.id }] });
+    expect(root.children).to.deep.equal({
+      total: 1,
+      elements: [{ ...root.children.elements[0], id: created.id }],
+    });
 
     const renamed = ok<{ path: string }>(
       await group.call('member', RESOURCE_DOCUMENTS.UpdateResource, { id: created.id, title: 'Minutes' }),
@@ -62,7 +65,9 @@ describe("the reference web client's resource documents", function () {
       'group',
     );
     expect(listed.resources.total).to.equal(1);
-    expect(ok(await group.call('member', RESOURCE_DOCUMENTS.DeleteResource, { id: created.id }), 'deleteResource')).to.deep.equal({
+    expect(
+      ok(await group.call('member', RESOURCE_DOCUMENTS.DeleteResource, { id: created.id }), 'deleteResource'),
+    ).to.deep.equal({
       id: created.id,
     });
   });

@@ -55,7 +55,12 @@ export class TodoService {
        RETURNING ${TODO_LIST_COLUMNS}`,
       {
         type: QueryTypes.SELECT,
-        replacements: { id, url: `${this.options.publicUrl}/todo-list/${id}`, groupId, title: validTitle(title) },
+        replacements: {
+          id,
+          url: `${this.options.publicUrl}/todo-list/${id}`,
+          groupId,
+          title: validTitle(title),
+        },
       },
     );
     return row!;
@@ -111,7 +116,11 @@ export class TodoService {
     const title = patch.title === undefined || patch.title === null ? todo.title : validTitle(patch.title);
     return this.options.sequelize.transaction(async (transaction) => {
       let listId = todo.todoListId;
-      if (patch.todoListId !== undefined && patch.todoListId !== null && patch.todoListId !== todo.todoListId) {
+      if (
+        patch.todoListId !== undefined &&
+        patch.todoListId !== null &&
+        patch.todoListId !== todo.todoListId
+      ) {
         // Another list of the same group only.
         const list = await this.findList(patch.todoListId, transaction);
         if (!list || list.groupId !== todo.groupId) throw new NotFound(TODO_MESSAGES.listNotFound, REFUSAL);
@@ -152,7 +161,11 @@ export class TodoService {
   }
 
   /** The assignee's id once it is known to be a member (the group's row locked until commit), or null. */
-  private async assignee(actorId: string | null, groupId: string, transaction: Transaction): Promise<string | null> {
+  private async assignee(
+    actorId: string | null,
+    groupId: string,
+    transaction: Transaction,
+  ): Promise<string | null> {
     if (actorId === null) return null;
     await this.options.sequelize.query('SELECT 1 FROM group_details WHERE actor_id = :groupId FOR SHARE', {
       transaction,

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { CALLERS, groupFixture, refusal, type Caller, type GroupFixture } from '../resources/group.fixture.js';
+import {
+  CALLERS,
+  groupFixture,
+  refusal,
+  type Caller,
+  type GroupFixture,
+} from '../resources/group.fixture.js';
 
 // Todo lists of groups (issue 14 §7; spec §2.2: members only, for every operation), through GraphQL over HTTP.
 
@@ -63,7 +69,11 @@ describe('todo lists of groups', function () {
     const done = await todo({ l: chores.id, t: 'Send invitations', s: true });
     const third = await todo({ l: chores.id, t: 'Buy snacks' });
 
-    const read = ok<{ id: string; title: string; todos: { total: number; elements: Array<{ title: string }> } }>(
+    const read = ok<{
+      id: string;
+      title: string;
+      todos: { total: number; elements: Array<{ title: string }> };
+    }>(
       await group.call(
         'member',
         `query($id: ID!) { todoList(id: $id) { id title todos(limit: 2) { total elements { title } } } }`,
@@ -72,11 +82,18 @@ describe('todo lists of groups', function () {
       'todoList',
     );
     // Open todos first, in the order they were added; the done one last.
-    expect(read.todos).to.deep.equal({ total: 3, elements: [{ title: 'Book the room' }, { title: 'Buy snacks' }] });
+    expect(read.todos).to.deep.equal({
+      total: 3,
+      elements: [{ title: 'Book the room' }, { title: 'Buy snacks' }],
+    });
     const secondPage = ok<{ todos: { elements: Array<{ id: string }> } }>(
-      await group.call('member', `query($id: ID!) { todoList(id: $id) { todos(page: 2, limit: 2) { elements { id } } } }`, {
-        id: chores.id,
-      }),
+      await group.call(
+        'member',
+        `query($id: ID!) { todoList(id: $id) { todos(page: 2, limit: 2) { elements { id } } } }`,
+        {
+          id: chores.id,
+        },
+      ),
       'todoList',
     );
     expect(secondPage.todos.elements).to.deep.equal([{ id: done.id }]);
@@ -114,7 +131,12 @@ describe('todo lists of groups', function () {
   it('updates title, status, due date, assignee and list; omitted values stay', async () => {
     const one = await list('One');
     const two = await list('Two');
-    const item = await todo({ l: one.id, t: 'Draft', a: group.people.member.profileId, d: '2031-03-01T00:00:00Z' });
+    const item = await todo({
+      l: one.id,
+      t: 'Draft',
+      a: group.people.member.profileId,
+      d: '2031-03-01T00:00:00Z',
+    });
     const changed = ok<TodoShape>(
       await group.call('moderator', UPDATE_TODO, { id: item.id, t: 'Final', s: true }),
       'updateTodo',
@@ -136,8 +158,15 @@ describe('todo lists of groups', function () {
       }),
       'updateTodo',
     );
-    expect(moved).to.deep.include({ dueDate: null, assignedTo: { id: group.people.moderator.profileId }, todoList: { id: two.id } });
-    const unassigned = ok<TodoShape>(await group.call('member', UPDATE_TODO, { id: item.id, a: null }), 'updateTodo');
+    expect(moved).to.deep.include({
+      dueDate: null,
+      assignedTo: { id: group.people.moderator.profileId },
+      todoList: { id: two.id },
+    });
+    const unassigned = ok<TodoShape>(
+      await group.call('member', UPDATE_TODO, { id: item.id, a: null }),
+      'updateTodo',
+    );
     expect(unassigned).to.deep.include({ title: 'Final', status: true, assignedTo: null });
   });
 
@@ -154,16 +183,18 @@ describe('todo lists of groups', function () {
       field: 'assigned_to_id',
     });
     const item = await todo({ l: jobs.id, t: 'Mine' });
-    expect(refusal(await group.call('member', UPDATE_TODO, { id: item.id, a: group.people.outsider.profileId }))).to.deep.equal(
-      'The assigned profile is not a member of this group',
-    );
+    expect(
+      refusal(await group.call('member', UPDATE_TODO, { id: item.id, a: group.people.outsider.profileId })),
+    ).to.deep.equal('The assigned profile is not a member of this group');
     expect(refusal(await group.call('member', UPDATE_TODO, { id: item.id, a: 'not-an-id' }))).to.equal(
       'The assigned profile is not a member of this group',
     );
     // Nothing was half-written.
     expect(
       ok<{ todos: { total: number } }>(
-        await group.call('member', `query($id: ID!) { todoList(id: $id) { todos { total } } }`, { id: jobs.id }),
+        await group.call('member', `query($id: ID!) { todoList(id: $id) { todos { total } } }`, {
+          id: jobs.id,
+        }),
         'todoList',
       ).todos.total,
     ).to.equal(1);
@@ -181,10 +212,14 @@ describe('todo lists of groups', function () {
     );
     const blank = await group.call('member', CREATE_TODO, { l: jobs.id, t: '   ' });
     expect(blank.body.errors?.[0]).to.deep.include({ code: 'validation', field: 'title' });
-    expect(refusal(await group.call('member', `query { todo(id: "missing") { id } }`))).to.equal("Todo doesn't exist");
-    expect(refusal(await group.call('member', `query { todoList(id: "6f1c1a9e-3a1e-4a55-9a10-3a7d8e1c0b2f") { id } }`))).to.equal(
-      "Todo list doesn't exist",
+    expect(refusal(await group.call('member', `query { todo(id: "missing") { id } }`))).to.equal(
+      "Todo doesn't exist",
     );
+    expect(
+      refusal(
+        await group.call('member', `query { todoList(id: "6f1c1a9e-3a1e-4a55-9a10-3a7d8e1c0b2f") { id } }`),
+      ),
+    ).to.equal("Todo list doesn't exist");
   });
 
   it('lets members only call each todo operation (the §2.2 matrix)', async () => {
@@ -201,16 +236,22 @@ describe('todo lists of groups', function () {
       moderator: null,
       outsider: 'Profile is not member of group',
     };
-    expect(await outcomes((who) => group.call(who, CREATE_LIST, { g: group.groupId, t: `by ${who}` }))).to.deep.equal(
-      expected,
-    );
-    expect(await outcomes((who) => group.call(who, CREATE_TODO, { l: shared.id, t: `by ${who}` }))).to.deep.equal(expected);
-    expect(await outcomes((who) => group.call(who, UPDATE_TODO, { id: item.id, t: `by ${who}` }))).to.deep.equal(expected);
     expect(
-      await outcomes((who) => group.call(who, `query($id: ID!) { todoList(id: $id) { id } }`, { id: shared.id })),
+      await outcomes((who) => group.call(who, CREATE_LIST, { g: group.groupId, t: `by ${who}` })),
     ).to.deep.equal(expected);
-    expect(await outcomes((who) => group.call(who, `query($id: ID!) { todo(id: $id) { id } }`, { id: item.id }))).to.deep.equal(
-      expected,
-    );
+    expect(
+      await outcomes((who) => group.call(who, CREATE_TODO, { l: shared.id, t: `by ${who}` })),
+    ).to.deep.equal(expected);
+    expect(
+      await outcomes((who) => group.call(who, UPDATE_TODO, { id: item.id, t: `by ${who}` })),
+    ).to.deep.equal(expected);
+    expect(
+      await outcomes((who) =>
+        group.call(who, `query($id: ID!) { todoList(id: $id) { id } }`, { id: shared.id }),
+      ),
+    ).to.deep.equal(expected);
+    expect(
+      await outcomes((who) => group.call(who, `query($id: ID!) { todo(id: $id) { id } }`, { id: item.id })),
+    ).to.deep.equal(expected);
   });
 });

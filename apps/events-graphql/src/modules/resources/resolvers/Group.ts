@@ -7,7 +7,8 @@ import { groupViewer } from '../../groups/resolvers/viewer-role.js';
 export const Group: GroupResolvers = {
   resources: async (group, { page, limit }, ctx) => {
     const caller = await groupViewer(ctx, group.id);
-    if (!caller.signedIn) throw new Unauthenticated('Not authorized to access object paginated_resource_list');
+    if (!caller.signedIn)
+      throw new Unauthenticated('Not authorized to access object paginated_resource_list');
     if (!isMemberRole(caller.role)) return { elements: [], total: 0 };
     return ctx.loaders.resources.ofGroup.load({ owner: group.id, page: page ?? 1, limit: limit ?? 10 });
   },

@@ -13,7 +13,12 @@ export class ResourcesView {
   ofGroups(groupIds: string[], page: number, limit: number): Promise<Map<string, Page<ResourceRow>>> {
     return ownedPages<ResourceRow>(
       this.sequelize,
-      { from: 'resources r', owner: 'r.group_id', columns: RESOURCE_COLUMNS, order: 'r.published_at DESC, r.id' },
+      {
+        from: 'resources r',
+        owner: 'r.group_id',
+        columns: RESOURCE_COLUMNS,
+        order: 'r.published_at DESC, r.id',
+      },
       groupIds,
       page,
       limit,

@@ -7,8 +7,13 @@ import { groupViewer } from '../../groups/resolvers/viewer-role.js';
 export const Group: GroupResolvers = {
   todoLists: async (group, { page, limit }, ctx) => {
     const caller = await groupViewer(ctx, group.id);
-    if (!caller.signedIn) throw new Unauthenticated('Not authorized to access object paginated_todo_list_list');
-    const found = await ctx.loaders.todos.ofGroup.load({ owner: group.id, page: page ?? 1, limit: limit ?? 10 });
+    if (!caller.signedIn)
+      throw new Unauthenticated('Not authorized to access object paginated_todo_list_list');
+    const found = await ctx.loaders.todos.ofGroup.load({
+      owner: group.id,
+      page: page ?? 1,
+      limit: limit ?? 10,
+    });
     return isMemberRole(caller.role) ? found : { elements: [], total: found.total };
   },
 };
