@@ -75,6 +75,7 @@ export class ResourceService {
     const id = randomUUID();
     return uniquePaths(() =>
       this.options.sequelize.transaction(async (transaction) => {
+        await lockTree(this.options.sequelize, input.groupId, transaction);
         const parent = await this.parentFolder(input.parentId ?? null, input.groupId, transaction, 'create');
         const path = childPath(parent?.path ?? '', title);
         await this.refuseTaken(input.groupId, path, null, transaction);
@@ -124,8 +125,9 @@ export class ResourceService {
         : undefined;
     return uniquePaths(() =>
       this.options.sequelize.transaction(async (transaction) => {
-        // Locked: a concurrent move of the same resource waits, then sees the paths this one wrote.
-        const resource = await this.find(id, transaction, true);
+        await lockTree(this.options.sequelize, current.groupId, transaction);
+        // Read again under the lock: a move that committed meanwhile changed paths and parents.
+        const resource = await this.find(id, transaction);
         if (!resource) throw new NotFound(RESOURCE_MESSAGES.notFound, REFUSAL);
         const parentId = patch.parentId === undefined ? resource.parentId : patch.parentId;
         const parent = await this.parentFolder(parentId, resource.groupId, transaction, 'update');
@@ -180,8 +182,12 @@ export class ResourceService {
     const resource = await this.find(id);
     if (!resource) throw new NotFound(RESOURCE_MESSAGES.notFound, REFUSAL);
     await this.requireMember(actor, resource.groupId);
-    await this.options.sequelize.query('DELETE FROM resources WHERE id = :id', {
-      replacements: { id: resource.id },
+    await this.options.sequelize.transaction(async (transaction) => {
+      await lockTree(this.options.sequelize, resource.groupId, transaction);
+      await this.options.sequelize.query('DELETE FROM resources WHERE id = :id', {
+        transaction,
+        replacements: { id: resource.id },
+      });
     });
     return resource;
   }
@@ -211,10 +217,10 @@ export class ResourceService {
     }
   }
 
-  private async find(id: string, transaction?: Transaction, lock = false): Promise<ResourceRow | null> {
+  private async find(id: string, transaction?: Transaction): Promise<ResourceRow | null> {
     if (!isUuid(id) || isRootFolder({ id })) return null;
     const [row] = await this.options.sequelize.query<ResourceRow>(
-      `SELECT ${RESOURCE_COLUMNS} FROM resources r WHERE r.id = :id${lock ? ' FOR UPDATE' : ''}`,
+      `SELECT ${RESOURCE_COLUMNS} FROM resources r WHERE r.id = :id`,
       { type: QueryTypes.SELECT, replacements: { id }, transaction },
     );
     return row ?? null;
@@ -228,8 +234,7 @@ export class ResourceService {
     operation: 'create' | 'update',
   ): Promise<ResourceRow | null> {
     if (parentId === null || isRootFolder({ id: parentId })) return null;
-    // Locked against a concurrent move or deletion of the folder while this one goes in.
-    const parent = await this.find(parentId, transaction, true);
+    const parent = await this.find(parentId, transaction);
     if (!parent) {
       throw operation === 'create'
         ? new BadInput(RESOURCE_MESSAGES.createFailed, REFUSAL)
@@ -268,6 +273,18 @@ export class ResourceService {
       return null;
     }
   }
+}
+
+/**
+ * Serializes the writes to one group's resource tree (a transaction-scoped advisory lock keyed by the
+ * group). Cycle and duplicate checks then read a tree no one else is changing: two folders moved into
+ * each other at once cannot both pass, and no row-lock order can deadlock.
+ */
+async function lockTree(sequelize: Sequelize, groupId: string, transaction: Transaction): Promise<void> {
+  await sequelize.query("SELECT pg_advisory_xact_lock(hashtextextended('resources:' || :groupId, 0))", {
+    transaction,
+    replacements: { groupId },
+  });
 }
 
 /** Two writers racing for one path: the unique index refuses the second, with the duplicate's message. */

@@ -207,6 +207,29 @@ describe('resources of groups', function () {
     expect(await pathsOf('/Top')).to.deep.equal(['/Top/Child']);
   });
 
+  it('two folders moved into each other at once: one move wins, the other is refused, the tree stays a tree', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const left = await folder(`Left${round}`);
+      const right = await folder(`Right${round}`);
+      await folder('Inside', left.id);
+      const answers = await Promise.all([
+        update({ id: left.id, p: right.id }),
+        update({ id: right.id, p: left.id }, 'moderator'),
+      ]);
+      const refused = answers.map(refusal);
+      expect(
+        refused.filter((message) => message === null),
+        JSON.stringify(refused),
+      ).to.have.lengthOf(1);
+      expect(refused).to.include("A folder can't be moved into itself or one of its subfolders");
+      // Whichever won, every path names an existing chain of folders.
+      const [outer, inner] = refused[0] === null ? [right, left] : [left, right];
+      const nested = `/${outer.title}/${inner.title}`;
+      expect(await pathsOf(`/${outer.title}`)).to.include(nested);
+      if (inner === left) expect(await pathsOf(nested)).to.deep.equal([`${nested}/Inside`]);
+    }
+  });
+
   it('deletes a folder with everything in it', async () => {
     const bin = await folder('Bin');
     const sub = await folder('Sub', bin.id);
