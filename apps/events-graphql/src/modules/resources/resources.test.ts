@@ -281,6 +281,39 @@ describe('resources of groups', function () {
     expect(await pageOf(2)).to.deep.equal({ total: 3, elements: [{ title: 'c' }] });
   });
 
+  it('reads the children of every folder of a page in one batch, whatever the number of folders', async () => {
+    const shelf = await folder('Shelf');
+    for (const name of ['One', 'Two', 'Three', 'Four']) {
+      const box = await folder(name, shelf.id);
+      await folder(`${name} inside`, box.id);
+    }
+    const queries: string[] = [];
+    server.ctx.sequelize.addHook('afterQuery', 'count-children', (_options, query) => {
+      queries.push(String((query as { sql?: string }).sql ?? ''));
+    });
+    try {
+      const shown = ok<{ children: { elements: Array<{ title: string; children: { total: number } }> } }>(
+        await group.call(
+          'member',
+          `query($u: String!) { resource(path: "/Shelf", username: $u) {
+            children { elements { title children { total elements { title } } } } } }`,
+          { u: group.groupName },
+        ),
+        'resource',
+      );
+      expect(shown.children.elements.map((box) => [box.title, box.children.total])).to.deep.equal([
+        ['Four', 1],
+        ['One', 1],
+        ['Three', 1],
+        ['Two', 1],
+      ]);
+    } finally {
+      server.ctx.sequelize.removeHook('afterQuery', 'count-children');
+    }
+    // The shelf's children (rows and count), then the boxes' children (rows and count): four queries.
+    expect(queries.filter((sql) => sql.includes('r.parent_id::text = ANY'))).to.have.lengthOf(4);
+  });
+
   it('lets members only call each resource operation (the §2.2 matrix)', async () => {
     const shared = await folder('Shared');
     const outcomes = async (run: (who: Caller) => Promise<unknown>) => {
