@@ -294,6 +294,16 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
     });
   });
 
+  it("gives up on a body that never ends within the server's 10 s budget", async () => {
+    const started = Date.now();
+    expect(await refusal(`${base}/slow`)).to.deep.equal({
+      message: 'Unknown Resource',
+      code: 'unknown_resource',
+      status_code: 400,
+    });
+    expect(Date.now() - started).to.be.within(9_000, 15_000);
+  });
+
   it('gives up on a body that never ends once its time budget is spent', async () => {
     // The same class with a short budget (the server's is the reference's 10 s).
     const previews = new LinkPreviews({
