@@ -132,6 +132,9 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
               <link rel="icon" href="data:text/html,${encodeURIComponent(SCRIPT)}">
             </head></html>`,
           );
+        case '/latin1':
+          response.writeHead(200, { 'content-type': 'text/html; charset=ISO-8859-1' });
+          return response.end(Buffer.from('<title>Caf\u00e9 cr\u00e8me</title>', 'latin1'));
         case '/untitled':
           return html(
             response,
@@ -247,6 +250,10 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
     expect((found.description as string).length).to.equal(1000);
     // ("description", the key, contains "script": the values are checked.)
     expect(JSON.stringify(Object.values(found))).to.not.match(/<|script|onerror|javascript:/i);
+  });
+
+  it('reads a page in the charset its Content-Type names', async () => {
+    expect((await metadata(`${base}/latin1`)).title).to.equal('Caf\u00e9 cr\u00e8me');
   });
 
   it('refuses a page without a title with the reference message', async () => {

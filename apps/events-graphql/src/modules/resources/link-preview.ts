@@ -69,7 +69,7 @@ export class LinkPreviews {
     if (!contentType.startsWith('text/html') && !contentType.startsWith('application/xhtml')) {
       return mediaMetadata(page, contentType);
     }
-    const found = readHead(page.text());
+    const found = readHead(decodeBody(page.body, contentType));
     const oembed = found.oembedUrl ? await this.oembed(absoluteUrl(found.oembedUrl, base)) : null;
     const meta = (...names: string[]) => names.map((name) => found.meta.get(name)).find(Boolean) ?? null;
     const metadata: LinkMetadata = {
@@ -257,6 +257,16 @@ function mediaMetadata(page: GuardedResponse, contentType: string): LinkMetadata
     html: null,
     faviconUrl: null,
   };
+}
+
+/** The page's text in the charset its Content-Type names (UTF-8 when it names none or an unknown one). */
+function decodeBody(body: Buffer, contentType: string): string {
+  const label = /charset=["']?([\w-]+)/.exec(contentType)?.[1] ?? 'utf-8';
+  try {
+    return new TextDecoder(label).decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
 }
 
 function safeDecode(value: string): string {

@@ -105,6 +105,18 @@ describe('resources of groups', function () {
       type: 'folder',
     });
     expect(await pathsOf('/Docs')).to.deep.equal(['/Docs/Minutes']);
+    // A link whose page cannot be read (a refused address) has no preview until its address changes.
+    const unread = await create({ t: 'Unread', u: 'http://10.0.0.1/minutes' });
+    expect(unread.metadata).to.equal(null);
+    const fixed = ok<{ resourceUrl: string; metadata: { title: string } }>(
+      await group.call(
+        'member',
+        `mutation($id: ID!, $u: String) { updateResource(id: $id, resourceUrl: $u) { resourceUrl metadata { title } } }`,
+        { id: unread.id, u: pageUrl },
+      ),
+      'updateResource',
+    );
+    expect(fixed).to.deep.equal({ resourceUrl: pageUrl, metadata: { title: 'Minutes' } });
     // The web client's slash-free titles: a slash in a title is left out of the path.
     expect((await create({ t: 'a/b', type: 'folder' })).path).to.equal('/ab');
   });
