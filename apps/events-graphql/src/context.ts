@@ -47,6 +47,9 @@ import { FollowService } from './modules/followers/follow.service.js';
 import { contributeGroupStatistics } from './modules/groups/group-statistics.js';
 import { ConversationMails } from './modules/conversations/conversation-mails.js';
 import { ConversationService } from './modules/conversations/conversation.service.js';
+import { LinkPreviews } from './modules/resources/link-preview.js';
+import { ResourceService } from './modules/resources/resource.service.js';
+import { TodoService } from './modules/todos/todo.service.js';
 import { appVersion } from './version.js';
 
 /** The reference's `iss` claim, so tokens look the same to its clients. */
@@ -107,6 +110,12 @@ export interface AppServices {
   conversations: ConversationService;
   /** The e-mails of private messages. */
   conversationMails: ConversationMails;
+  /** Link previews (OpenGraph, Twitter card, oEmbed, favicon) read through the guarded fetch. */
+  linkPreviews: LinkPreviews;
+  /** Groups' shared folders and links. */
+  resources: ResourceService;
+  /** Groups' todo lists and todos. */
+  todos: TodoService;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -311,6 +320,7 @@ export const AppContext = {
         anonymousActorId: () => anonymousActor.id(),
         afterMessage: (commentId) => conversationMails.messagePosted(commentId),
       });
+    const linkPreviews = overrides.linkPreviews ?? new LinkPreviews({ fetch: federation.fetch });
     const services: AppServices = {
       logger,
       sequelize,
@@ -373,6 +383,16 @@ export const AppContext = {
       groupFollows: overrides.groupFollows ?? new FollowService({ sequelize, actors, federation }),
       conversations,
       conversationMails,
+      linkPreviews,
+      resources:
+        overrides.resources ??
+        new ResourceService({
+          sequelize,
+          previews: linkPreviews,
+          logger: logger.child({ component: 'resources' }),
+          publicUrl: config.http.publicUrl,
+        }),
+      todos: overrides.todos ?? new TodoService({ sequelize, publicUrl: config.http.publicUrl }),
       media,
       remoteMedia,
       jobs,

@@ -16,6 +16,8 @@ import {
   type ParticipationLoaders,
 } from '../modules/participations/participation.loaders.js';
 import { createPersonLoaders, type PersonLoaders } from '../modules/persons/person.loaders.js';
+import { createResourceLoaders, type ResourceLoaders } from '../modules/resources/resource.loaders.js';
+import { createTodoLoaders, type TodoLoaders } from '../modules/todos/todo.loaders.js';
 import { createUserLoaders, type UserLoaders } from '../modules/users/user.loaders.js';
 import { ListBudget, type BudgetedContext } from './limits.js';
 import type { Caller } from './pipeline.js';
@@ -56,6 +58,8 @@ export class RequestLoaders {
   private memberLoaders: MemberLoaders | undefined;
   private followerLoaders: FollowerLoaders | undefined;
   private conversationLoaders: ConversationLoaders | undefined;
+  private resourceLoaders: ResourceLoaders | undefined;
+  private todoLoaders: TodoLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -107,6 +111,16 @@ export class RequestLoaders {
   get conversations(): ConversationLoaders {
     this.conversationLoaders ??= createConversationLoaders(this.app);
     return this.conversationLoaders;
+  }
+
+  get resources(): ResourceLoaders {
+    this.resourceLoaders ??= createResourceLoaders(this.app);
+    return this.resourceLoaders;
+  }
+
+  get todos(): TodoLoaders {
+    this.todoLoaders ??= createTodoLoaders(this.app);
+    return this.todoLoaders;
   }
 }
 

@@ -13,6 +13,9 @@ import type { GroupParent } from '../modules/groups/group-parent.js';
 import type { MediaParent } from '../modules/media/media-parent.js';
 import type { MemberRow } from '../modules/members/member-row.js';
 import type { ParticipantRow } from '../modules/participations/participant-row.js';
+import type { ResourceRow } from '../modules/resources/resource-row.js';
+import type { LinkMetadata } from '../modules/resources/link-preview.js';
+import type { TodoRow, TodoListRow } from '../modules/todos/todo-row.js';
 import type { UserParent, UserSettingsParent } from '../modules/users/user-parent.js';
 import type { GraphQLContext } from './context.js';
 export type Maybe<T> = T | null;
@@ -1366,6 +1369,12 @@ export type RootMutationType = {
   createGroup: Maybe<Group>;
   /** Add a profile to the signed-in user */
   createPerson: Maybe<Person>;
+  /** Adds a folder or a link to a group (its members), at its root or in one of its folders */
+  createResource: Maybe<Resource>;
+  /** Adds a todo to a list; the assignee must be a member of the group */
+  createTodo: Maybe<Todo>;
+  /** Adds a todo list to a group (its members) */
+  createTodoList: Maybe<TodoList>;
   /** Register; a confirmation link is sent by email */
   createUser: Maybe<User>;
   /** Delete the signed-in user's account */
@@ -1382,6 +1391,8 @@ export type RootMutationType = {
   deleteGroup: Maybe<DeletedObject>;
   /** Delete one of the signed-in user's profiles (never the last one) */
   deletePerson: Maybe<Person>;
+  /** Deletes a resource, and everything in it when it is a folder */
+  deleteResource: Maybe<DeletedObject>;
   /**
    * The event's organizer exports its participants with these roles (all when empty) in one of the
    * instance's formats (`config.exportFormats`; CSV when not given); the answer is the file's name, downloaded by the
@@ -1405,6 +1416,8 @@ export type RootMutationType = {
   logout: Maybe<Scalars['String']['output']>;
   /** Starts a conversation with the mentioned profiles, or replies in conversation conversationId */
   postPrivateMessage: Maybe<Conversation>;
+  /** What a link's page says of itself: OpenGraph, Twitter card, oEmbed, favicon */
+  previewResourceLink: Maybe<ResourceMetadata>;
   /** Exchange a refresh token for a new pair; the old refresh token stops working */
   refreshToken: Maybe<RefreshedToken>;
   /** Create the first profile of a registered account, before or after its confirmation */
@@ -1446,6 +1459,10 @@ export type RootMutationType = {
   updateParticipation: Maybe<Participant>;
   /** Change one of the signed-in user's profiles */
   updatePerson: Maybe<Person>;
+  /** Renames, moves (parentId null: to the root) or edits a resource; a folder's contents follow it */
+  updateResource: Maybe<Resource>;
+  /** Changes a todo: title, status, due date, assignee (null: nobody), or its list within the group */
+  updateTodo: Maybe<Todo>;
   /** Upload a picture as one of the caller's profiles (the default one unless `actorId` names another) */
   uploadMedia: Maybe<Media>;
   /** Confirm an email change with the token sent to the new address */
@@ -1558,6 +1575,31 @@ export type RootMutationTypeCreatePersonArgs = {
 };
 
 
+export type RootMutationTypeCreateResourceArgs = {
+  actorId: Scalars['ID']['input'];
+  parentId?: InputMaybe<Scalars['ID']['input']>;
+  resourceUrl?: InputMaybe<Scalars['String']['input']>;
+  summary?: InputMaybe<Scalars['String']['input']>;
+  title: Scalars['String']['input'];
+  type?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeCreateTodoArgs = {
+  assignedToId?: InputMaybe<Scalars['ID']['input']>;
+  dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  status?: InputMaybe<Scalars['Boolean']['input']>;
+  title: Scalars['String']['input'];
+  todoListId: Scalars['ID']['input'];
+};
+
+
+export type RootMutationTypeCreateTodoListArgs = {
+  groupId: Scalars['ID']['input'];
+  title: Scalars['String']['input'];
+};
+
+
 export type RootMutationTypeCreateUserArgs = {
   email: Scalars['String']['input'];
   locale?: InputMaybe<Scalars['String']['input']>;
@@ -1597,6 +1639,11 @@ export type RootMutationTypeDeleteGroupArgs = {
 
 
 export type RootMutationTypeDeletePersonArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type RootMutationTypeDeleteResourceArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -1665,6 +1712,11 @@ export type RootMutationTypePostPrivateMessageArgs = {
   language?: InputMaybe<Scalars['String']['input']>;
   mentions?: InputMaybe<Array<InputMaybe<Scalars['String']['input']>>>;
   text: Scalars['String']['input'];
+};
+
+
+export type RootMutationTypePreviewResourceLinkArgs = {
+  resourceUrl: Scalars['String']['input'];
 };
 
 
@@ -1848,6 +1900,25 @@ export type RootMutationTypeUpdatePersonArgs = {
 };
 
 
+export type RootMutationTypeUpdateResourceArgs = {
+  id: Scalars['ID']['input'];
+  parentId?: InputMaybe<Scalars['ID']['input']>;
+  resourceUrl?: InputMaybe<Scalars['String']['input']>;
+  summary?: InputMaybe<Scalars['String']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type RootMutationTypeUpdateTodoArgs = {
+  assignedToId?: InputMaybe<Scalars['ID']['input']>;
+  dueDate?: InputMaybe<Scalars['DateTime']['input']>;
+  id: Scalars['ID']['input'];
+  status?: InputMaybe<Scalars['Boolean']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+  todoListId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
 export type RootMutationTypeUploadMediaArgs = {
   actorId?: InputMaybe<Scalars['ID']['input']>;
   alt?: InputMaybe<Scalars['String']['input']>;
@@ -1900,12 +1971,18 @@ export type RootQueryType = {
   person: Maybe<Person>;
   /** Profiles, for instance moderators */
   persons: Maybe<PaginatedPersonList>;
+  /** A resource of a group by its path ("/" is the group's root folder); members only */
+  resource: Maybe<Resource>;
   /** Profiles matching a term in their username or display name, for instance moderators */
   searchPersons: Maybe<Persons>;
   /** Counts about this instance (cached for a short while) */
   statistics: Maybe<Statistics>;
   /** The replies of a thread, by the id of its first comment */
   thread: Maybe<Array<Maybe<Comment>>>;
+  /** A todo of a group the caller's profile is a member of */
+  todo: Maybe<Todo>;
+  /** A todo list of a group the caller's profile is a member of */
+  todoList: Maybe<TodoList>;
   /** A user, for instance moderators */
   user: Maybe<User>;
   /** Users, for instance moderators */
@@ -1996,6 +2073,12 @@ export type RootQueryTypePersonsArgs = {
 };
 
 
+export type RootQueryTypeResourceArgs = {
+  path: Scalars['String']['input'];
+  username: Scalars['String']['input'];
+};
+
+
 export type RootQueryTypeSearchPersonsArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
@@ -2004,6 +2087,16 @@ export type RootQueryTypeSearchPersonsArgs = {
 
 
 export type RootQueryTypeThreadArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type RootQueryTypeTodoArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type RootQueryTypeTodoListArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -2362,7 +2455,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( GroupParent )
     | ( MemberRow )
     | ( Omit<Post, 'attributedTo' | 'author' | 'picture'> & { attributedTo?: Maybe<_RefType['Actor']>, author?: Maybe<_RefType['Actor']>, picture?: Maybe<_RefType['Media']> } )
-    | ( Omit<Resource, 'actor' | 'children' | 'creator' | 'parent'> & { actor?: Maybe<_RefType['Actor']>, children?: Maybe<_RefType['PaginatedResourceList']>, creator?: Maybe<_RefType['Actor']>, parent?: Maybe<_RefType['Resource']> } )
+    | ( ResourceRow )
   ;
   Actor:
     | ( GroupParent )
@@ -2495,8 +2588,8 @@ export type ResolversTypes = {
   PostVisibility: PostVisibility;
   Privacy: ResolverTypeWrapper<Privacy>;
   RefreshedToken: ResolverTypeWrapper<RefreshedToken>;
-  Resource: ResolverTypeWrapper<Omit<Resource, 'actor' | 'children' | 'creator' | 'parent'> & { actor?: Maybe<ResolversTypes['Actor']>, children?: Maybe<ResolversTypes['PaginatedResourceList']>, creator?: Maybe<ResolversTypes['Actor']>, parent?: Maybe<ResolversTypes['Resource']> }>;
-  ResourceMetadata: ResolverTypeWrapper<ResourceMetadata>;
+  Resource: ResolverTypeWrapper<ResourceRow>;
+  ResourceMetadata: ResolverTypeWrapper<LinkMetadata>;
   ResourceProvider: ResolverTypeWrapper<ResourceProvider>;
   Restrictions: ResolverTypeWrapper<Restrictions>;
   RootMutationType: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -2512,8 +2605,8 @@ export type ResolversTypes = {
   Terms: ResolverTypeWrapper<Terms>;
   Tiles: ResolverTypeWrapper<Tiles>;
   Timezone: ResolverTypeWrapper<Scalars['Timezone']['output']>;
-  Todo: ResolverTypeWrapper<Omit<Todo, 'assignedTo' | 'creator' | 'todoList'> & { assignedTo?: Maybe<ResolversTypes['Actor']>, creator?: Maybe<ResolversTypes['Actor']>, todoList?: Maybe<ResolversTypes['TodoList']> }>;
-  TodoList: ResolverTypeWrapper<Omit<TodoList, 'actor' | 'todos'> & { actor?: Maybe<ResolversTypes['Actor']>, todos?: Maybe<ResolversTypes['PaginatedTodoList']> }>;
+  Todo: ResolverTypeWrapper<TodoRow>;
+  TodoList: ResolverTypeWrapper<TodoListRow>;
   UUID: ResolverTypeWrapper<Scalars['UUID']['output']>;
   Upload: ResolverTypeWrapper<Scalars['Upload']['output']>;
   UploadLimits: ResolverTypeWrapper<UploadLimits>;
@@ -2623,8 +2716,8 @@ export type ResolversParentTypes = {
   Post: Omit<Post, 'attributedTo' | 'author' | 'picture'> & { attributedTo?: Maybe<ResolversParentTypes['Actor']>, author?: Maybe<ResolversParentTypes['Actor']>, picture?: Maybe<ResolversParentTypes['Media']> };
   Privacy: Privacy;
   RefreshedToken: RefreshedToken;
-  Resource: Omit<Resource, 'actor' | 'children' | 'creator' | 'parent'> & { actor?: Maybe<ResolversParentTypes['Actor']>, children?: Maybe<ResolversParentTypes['PaginatedResourceList']>, creator?: Maybe<ResolversParentTypes['Actor']>, parent?: Maybe<ResolversParentTypes['Resource']> };
-  ResourceMetadata: ResourceMetadata;
+  Resource: ResourceRow;
+  ResourceMetadata: LinkMetadata;
   ResourceProvider: ResourceProvider;
   Restrictions: Restrictions;
   RootMutationType: Record<PropertyKey, never>;
@@ -2637,8 +2730,8 @@ export type ResolversParentTypes = {
   Terms: Terms;
   Tiles: Tiles;
   Timezone: Scalars['Timezone']['output'];
-  Todo: Omit<Todo, 'assignedTo' | 'creator' | 'todoList'> & { assignedTo?: Maybe<ResolversParentTypes['Actor']>, creator?: Maybe<ResolversParentTypes['Actor']>, todoList?: Maybe<ResolversParentTypes['TodoList']> };
-  TodoList: Omit<TodoList, 'actor' | 'todos'> & { actor?: Maybe<ResolversParentTypes['Actor']>, todos?: Maybe<ResolversParentTypes['PaginatedTodoList']> };
+  Todo: TodoRow;
+  TodoList: TodoListRow;
   UUID: Scalars['UUID']['output'];
   Upload: Scalars['Upload']['output'];
   UploadLimits: UploadLimits;
@@ -3369,6 +3462,9 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   createFeedToken?: Resolver<Maybe<ResolversTypes['FeedToken']>, ParentType, ContextType, Partial<RootMutationTypeCreateFeedTokenArgs>>;
   createGroup?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateGroupArgs, 'openness' | 'preferredUsername' | 'summary' | 'visibility'>>;
   createPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeCreatePersonArgs, 'name' | 'preferredUsername' | 'summary'>>;
+  createResource?: Resolver<Maybe<ResolversTypes['Resource']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateResourceArgs, 'actorId' | 'title' | 'type'>>;
+  createTodo?: Resolver<Maybe<ResolversTypes['Todo']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateTodoArgs, 'title' | 'todoListId'>>;
+  createTodoList?: Resolver<Maybe<ResolversTypes['TodoList']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateTodoListArgs, 'groupId' | 'title'>>;
   createUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateUserArgs, 'email' | 'password'>>;
   deleteAccount?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, Partial<RootMutationTypeDeleteAccountArgs>>;
   deleteComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteCommentArgs, 'commentId'>>;
@@ -3377,6 +3473,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   deleteFeedToken?: Resolver<Maybe<ResolversTypes['DeletedFeedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteFeedTokenArgs, 'token'>>;
   deleteGroup?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteGroupArgs, 'groupId'>>;
   deletePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeDeletePersonArgs, 'id'>>;
+  deleteResource?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteResourceArgs, 'id'>>;
   exportEventParticipants?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeExportEventParticipantsArgs, 'eventId' | 'roles'>>;
   followGroup?: Resolver<Maybe<ResolversTypes['Follower']>, ParentType, ContextType, RequireFields<RootMutationTypeFollowGroupArgs, 'groupId' | 'notify'>>;
   inviteMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeInviteMemberArgs, 'groupId' | 'targetActorUsername'>>;
@@ -3387,6 +3484,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   login?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeLoginArgs, 'email' | 'password'>>;
   logout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType, RequireFields<RootMutationTypeLogoutArgs, 'refreshToken'>>;
   postPrivateMessage?: Resolver<Maybe<ResolversTypes['Conversation']>, ParentType, ContextType, RequireFields<RootMutationTypePostPrivateMessageArgs, 'actorId' | 'language' | 'text'>>;
+  previewResourceLink?: Resolver<Maybe<ResolversTypes['ResourceMetadata']>, ParentType, ContextType, RequireFields<RootMutationTypePreviewResourceLinkArgs, 'resourceUrl'>>;
   refreshToken?: Resolver<Maybe<ResolversTypes['RefreshedToken']>, ParentType, ContextType, RequireFields<RootMutationTypeRefreshTokenArgs, 'refreshToken'>>;
   registerPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeRegisterPersonArgs, 'email' | 'name' | 'preferredUsername' | 'summary'>>;
   rejectInvitation?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeRejectInvitationArgs, 'id'>>;
@@ -3410,6 +3508,8 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   updateMember?: Resolver<Maybe<ResolversTypes['Member']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateMemberArgs, 'memberId' | 'role'>>;
   updateParticipation?: Resolver<Maybe<ResolversTypes['Participant']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateParticipationArgs, 'id' | 'role'>>;
   updatePerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdatePersonArgs, 'id'>>;
+  updateResource?: Resolver<Maybe<ResolversTypes['Resource']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateResourceArgs, 'id'>>;
+  updateTodo?: Resolver<Maybe<ResolversTypes['Todo']>, ParentType, ContextType, RequireFields<RootMutationTypeUpdateTodoArgs, 'id'>>;
   uploadMedia?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<RootMutationTypeUploadMediaArgs, 'file' | 'name'>>;
   validateEmail?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeValidateEmailArgs, 'token'>>;
   validateUser?: Resolver<Maybe<ResolversTypes['Login']>, ParentType, ContextType, RequireFields<RootMutationTypeValidateUserArgs, 'token'>>;
@@ -3433,9 +3533,12 @@ export type RootQueryTypeResolvers<ContextType = GraphQLContext, ParentType exte
   media?: Resolver<Maybe<ResolversTypes['Media']>, ParentType, ContextType, RequireFields<RootQueryTypeMediaArgs, 'id'>>;
   person?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootQueryTypePersonArgs, 'id'>>;
   persons?: Resolver<Maybe<ResolversTypes['PaginatedPersonList']>, ParentType, ContextType, RequireFields<RootQueryTypePersonsArgs, 'domain' | 'limit' | 'local' | 'name' | 'page' | 'preferredUsername' | 'suspended'>>;
+  resource?: Resolver<Maybe<ResolversTypes['Resource']>, ParentType, ContextType, RequireFields<RootQueryTypeResourceArgs, 'path' | 'username'>>;
   searchPersons?: Resolver<Maybe<ResolversTypes['Persons']>, ParentType, ContextType, RequireFields<RootQueryTypeSearchPersonsArgs, 'limit' | 'page' | 'term'>>;
   statistics?: Resolver<Maybe<ResolversTypes['Statistics']>, ParentType, ContextType>;
   thread?: Resolver<Maybe<Array<Maybe<ResolversTypes['Comment']>>>, ParentType, ContextType, RequireFields<RootQueryTypeThreadArgs, 'id'>>;
+  todo?: Resolver<Maybe<ResolversTypes['Todo']>, ParentType, ContextType, RequireFields<RootQueryTypeTodoArgs, 'id'>>;
+  todoList?: Resolver<Maybe<ResolversTypes['TodoList']>, ParentType, ContextType, RequireFields<RootQueryTypeTodoListArgs, 'id'>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootQueryTypeUserArgs, 'id'>>;
   users?: Resolver<Maybe<ResolversTypes['Users']>, ParentType, ContextType, RequireFields<RootQueryTypeUsersArgs, 'direction' | 'email' | 'limit' | 'page' | 'sort'>>;
 };

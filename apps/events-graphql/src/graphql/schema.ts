@@ -14,8 +14,10 @@ import { mediaResolvers } from '../modules/media/media.resolvers.js';
 import { membersResolvers } from '../modules/members/members.resolvers.js';
 import { participationsResolvers } from '../modules/participations/participations.resolvers.js';
 import { personsResolvers } from '../modules/persons/persons.resolvers.js';
+import { resourcesResolvers } from '../modules/resources/resources.resolvers.js';
 import { scalarsResolvers } from '../modules/scalars/scalars.resolvers.js';
 import { statisticsResolvers } from '../modules/statistics/statistics.resolvers.js';
+import { todosResolvers } from '../modules/todos/todos.resolvers.js';
 import { usersResolvers } from '../modules/users/users.resolvers.js';
 import type { Resolvers } from './resolvers-types.generated.js';
 import { loadTypeDefs } from './type-defs.js';
@@ -38,6 +40,8 @@ const MODULE_RESOLVERS: Resolvers[] = [
   membersResolvers,
   followersResolvers,
   conversationsResolvers,
+  resourcesResolvers,
+  todosResolvers,
 ];
 
 /** The executable schema: the modules' SDL with their resolvers; a resolver for a field not in the SDL fails. */

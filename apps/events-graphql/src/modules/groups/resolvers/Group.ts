@@ -72,14 +72,6 @@ export const Group: GroupResolvers = {
     await requireSignedIn(ctx, 'paginated_discussion_list');
     return EMPTY_PAGE;
   },
-  resources: async (_group, _args, ctx) => {
-    await requireSignedIn(ctx, 'paginated_resource_list');
-    return EMPTY_PAGE;
-  },
-  todoLists: async (_group, _args, ctx) => {
-    await requireSignedIn(ctx, 'paginated_todo_list_list');
-    return EMPTY_PAGE;
-  },
   activity: async (_group, _args, ctx) => {
     await requireSignedIn(ctx, 'paginated_activity_list');
     return EMPTY_PAGE;

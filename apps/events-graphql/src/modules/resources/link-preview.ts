@@ -1,0 +1,348 @@
+import { BadInput } from '@agora/core';
+import { FetchError, type GuardedFetch, type GuardedResponse } from '@agora/federation';
+import { Parser } from 'htmlparser2';
+import sanitizeHtml from 'sanitize-html';
+
+/** What a link resource's page tells of itself (GraphQL `ResourceMetadata`); every text is plain text. */
+export interface LinkMetadata {
+  type: string | null;
+  title: string | null;
+  description: string | null;
+  imageRemoteUrl: string | null;
+  width: number | null;
+  height: number | null;
+  authorName: string | null;
+  authorUrl: string | null;
+  providerName: string | null;
+  providerUrl: string | null;
+  /** An oEmbed video player: one sanitized https iframe, nothing else. */
+  html: string | null;
+  faviconUrl: string | null;
+}
+
+export const PREVIEW_MESSAGES = {
+  // The reference's `unknown_resource` (400) for anything that fails to fetch.
+  unknown: 'Unknown Resource',
+  noTitle: 'Unable to fetch resource details from this URL.',
+} as const;
+
+export interface LinkPreviewOptions {
+  /** The federation package's guarded client: private addresses refused, time and size capped. */
+  fetch: GuardedFetch;
+  /** Budget of the page's fetch, redirects included (the reference's 10 s). */
+  timeoutMs?: number;
+  /** Cap of the page's body (the reference's 2 MB). */
+  maxBodyBytes?: number;
+}
+
+const TEXT_LIMITS = { title: 200, description: 1000, name: 200, type: 50 } as const;
+const URL_LIMIT = 2048;
+const HTML_LIMIT = 4000;
+const DIMENSION_LIMIT = 10_000;
+const OEMBED_MAX_BYTES = 64 * 1024;
+const FAVICON_TIMEOUT_MS = 3000;
+
+/**
+ * Reads a link's preview as the reference's rich-media parser does (spec behaviour 27): oEmbed
+ * (discovered from the page's `<link type="application/json+oembed">`), OpenGraph and Twitter card
+ * meta, the page's own `<title>` and description, and its favicon. Everything goes through the
+ * guarded fetch; each text is reduced to plain text and capped, each URL must be absolute http(s).
+ */
+export class LinkPreviews {
+  private readonly timeoutMs: number;
+  private readonly maxBodyBytes: number;
+
+  constructor(private readonly options: LinkPreviewOptions) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.maxBodyBytes = options.maxBodyBytes ?? 2_000_000;
+  }
+
+  async preview(address: string): Promise<LinkMetadata> {
+    const url = httpUrl(address);
+    if (!url) throw unknownResource();
+    const page = await this.get(url, {
+      accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+    });
+    if (!page.ok) throw unknownResource();
+    const contentType = (page.headers['content-type'] ?? '').toLowerCase();
+    const base = page.url;
+    if (!contentType.startsWith('text/html') && !contentType.startsWith('application/xhtml')) {
+      return mediaMetadata(page, contentType);
+    }
+    const found = readHead(decodeBody(page.body, contentType));
+    const oembed = found.oembedUrl ? await this.oembed(absoluteUrl(found.oembedUrl, base)) : null;
+    const meta = (...names: string[]) => names.map((name) => found.meta.get(name)).find(Boolean) ?? null;
+    const metadata: LinkMetadata = {
+      type: plainText(oembed?.type ?? meta('og:type'), TEXT_LIMITS.type),
+      title: plainText(oembed?.title ?? meta('og:title', 'twitter:title') ?? found.title, TEXT_LIMITS.title),
+      description: plainText(
+        meta('og:description', 'twitter:description', 'description'),
+        TEXT_LIMITS.description,
+      ),
+      imageRemoteUrl: absoluteUrl(
+        oembed?.image ??
+          meta('og:image:secure_url', 'og:image:url', 'og:image', 'twitter:image', 'twitter:image:src'),
+        base,
+      ),
+      width: dimension(oembed?.width ?? meta('og:image:width')),
+      height: dimension(oembed?.height ?? meta('og:image:height')),
+      authorName: plainText(oembed?.authorName ?? null, TEXT_LIMITS.name),
+      authorUrl: absoluteUrl(oembed?.authorUrl ?? null, base),
+      providerName: plainText(oembed?.providerName ?? meta('og:site_name'), TEXT_LIMITS.name),
+      providerUrl: absoluteUrl(oembed?.providerUrl ?? null, base),
+      html: playerHtml(oembed?.html ?? null),
+      faviconUrl: found.iconUrl ? absoluteUrl(found.iconUrl, base) : await this.rootFavicon(new URL(base)),
+    };
+    if (!metadata.title) throw new BadInput(PREVIEW_MESSAGES.noTitle, { code: 'unknown_error' });
+    return metadata;
+  }
+
+  private async get(
+    url: string,
+    headers: Record<string, string>,
+    limits: { timeoutMs?: number; maxBodyBytes?: number } = {},
+  ): Promise<GuardedResponse> {
+    try {
+      return await this.options.fetch.get(url, {
+        signed: false,
+        headers,
+        timeoutMs: limits.timeoutMs ?? this.timeoutMs,
+        maxBodyBytes: limits.maxBodyBytes ?? this.maxBodyBytes,
+      });
+    } catch (error) {
+      // Refused addresses, timeouts, oversized bodies, network failures: the reference's one answer.
+      if (error instanceof FetchError) throw unknownResource();
+      throw error;
+    }
+  }
+
+  /** The oEmbed document of a page, or null when it has none we use (no type, `rich`, broken). */
+  private async oembed(url: string | null): Promise<OEmbed | null> {
+    if (!url) return null;
+    try {
+      const answer = await this.get(url, { accept: 'application/json' }, { maxBodyBytes: OEMBED_MAX_BYTES });
+      if (!answer.ok) return null;
+      return readOEmbed(answer.json());
+    } catch {
+      return null;
+    }
+  }
+
+  /** `/favicon.ico` of the page's origin when it answers a HEAD with 2xx, as the reference tries. */
+  private async rootFavicon(page: URL): Promise<string | null> {
+    const favicon = `${page.origin}/favicon.ico`;
+    try {
+      const answer = await this.options.fetch.request('HEAD', favicon, undefined, {
+        signed: false,
+        timeoutMs: FAVICON_TIMEOUT_MS,
+        // A HEAD answer declares the length of the icon it does not send.
+        maxBodyBytes: this.maxBodyBytes,
+      });
+      return answer.ok ? favicon : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+function unknownResource(): BadInput {
+  return new BadInput(PREVIEW_MESSAGES.unknown, { code: 'unknown_resource', malformed: true });
+}
+
+interface HeadData {
+  meta: Map<string, string>;
+  title: string | null;
+  oembedUrl: string | null;
+  iconUrl: string | null;
+}
+
+/**
+ * One pass of a streaming HTML parser (htmlparser2) over the page: meta tags by `property`/`name`
+ * (first one wins), the `<title>` text, the oEmbed discovery link and the first icon link.
+ */
+export function readHead(html: string): HeadData {
+  const data: HeadData = { meta: new Map(), title: null, oembedUrl: null, iconUrl: null };
+  let inTitle = false;
+  let titleText = '';
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (name === 'meta') {
+          const key = (attributes.property ?? attributes.name ?? '').trim().toLowerCase();
+          const content = attributes.content;
+          if (key && content !== undefined && !data.meta.has(key)) data.meta.set(key, content);
+        } else if (name === 'title' && data.title === null) {
+          inTitle = true;
+        } else if (name === 'link' && attributes.href) {
+          const rel = (attributes.rel ?? '').toLowerCase();
+          const type = (attributes.type ?? '').toLowerCase();
+          if (type === 'application/json+oembed' && !data.oembedUrl) data.oembedUrl = attributes.href;
+          if (rel.includes('icon') && !rel.includes('-icon-') && !data.iconUrl)
+            data.iconUrl = attributes.href;
+        }
+      },
+      ontext(text) {
+        if (inTitle && titleText.length < 4 * TEXT_LIMITS.title) titleText += text;
+      },
+      onclosetag(name) {
+        if (name === 'title' && inTitle) {
+          inTitle = false;
+          data.title = titleText;
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(html);
+  return data;
+}
+
+interface OEmbed {
+  type: string;
+  title: string | null;
+  image: string | null;
+  width: string | null;
+  height: string | null;
+  authorName: string | null;
+  authorUrl: string | null;
+  providerName: string | null;
+  providerUrl: string | null;
+  html: string | null;
+}
+
+/** The reference's oEmbed filter: link and photo and video documents; `rich` and typeless ones are not used. */
+function readOEmbed(document: unknown): OEmbed | null {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return null;
+  const data = document as Record<string, unknown>;
+  const text = (key: string): string | null => {
+    const value = data[key];
+    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+  };
+  const type = text('type');
+  if (type !== 'link' && type !== 'photo' && type !== 'video') return null;
+  if (type === 'photo' && !text('url')) return null;
+  return {
+    type,
+    title: text('title'),
+    image: type === 'photo' ? text('url') : text('thumbnail_url'),
+    width: text('width'),
+    height: text('height'),
+    authorName: text('author_name'),
+    authorUrl: text('author_url'),
+    providerName: text('provider_name'),
+    providerUrl: text('provider_url'),
+    html: type === 'video' ? text('html') : null,
+  };
+}
+
+/** A file that is not a page: its name (Content-Disposition, else the URL's last segment), its URL if an image. */
+function mediaMetadata(page: GuardedResponse, contentType: string): LinkMetadata {
+  const disposition = page.headers['content-disposition'] ?? '';
+  const named =
+    /filename\*=utf-8''([^;]+)/i.exec(disposition)?.[1] ?? /filename="?([^";]+)"?/i.exec(disposition)?.[1];
+  const segment = new URL(page.url).pathname.split('/').filter(Boolean).at(-1);
+  const title = plainText(safeDecode(named ?? segment ?? ''), TEXT_LIMITS.title);
+  if (!title) throw new BadInput(PREVIEW_MESSAGES.noTitle, { code: 'unknown_error' });
+  return {
+    type: null,
+    title,
+    description: null,
+    imageRemoteUrl: contentType.startsWith('image/') ? absoluteUrl(page.url, page.url) : null,
+    width: null,
+    height: null,
+    authorName: null,
+    authorUrl: null,
+    providerName: null,
+    providerUrl: null,
+    html: null,
+    faviconUrl: null,
+  };
+}
+
+/** The page's text in the charset its Content-Type names (UTF-8 when it names none or an unknown one). */
+function decodeBody(body: Buffer, contentType: string): string {
+  const label = /charset=["']?([\w-]+)/.exec(contentType)?.[1] ?? 'utf-8';
+  try {
+    return new TextDecoder(label).decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Plain text: markup is parsed and only its text kept (script and style contents dropped), control
+ * characters removed, white space collapsed, then capped. Clients show it as text.
+ */
+export function plainText(value: string | null | undefined, limit: number): string | null {
+  if (value === null || value === undefined) return null;
+  let text = '';
+  let skipped = 0;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (name === 'script' || name === 'style') skipped += 1;
+      },
+      onclosetag(name) {
+        if ((name === 'script' || name === 'style') && skipped > 0) skipped -= 1;
+      },
+      ontext(chunk) {
+        if (skipped === 0) text += chunk;
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.end(value);
+  const clean = text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (clean === '') return null;
+  const chars = Array.from(clean);
+  return chars.length > limit ? `${chars.slice(0, limit - 1).join('')}…` : clean;
+}
+
+/** An absolute http(s) URL resolved against the page, or null (javascript:, data:, garbage, too long). */
+export function absoluteUrl(value: string | null | undefined, base: string): string | null {
+  if (!value) return null;
+  const url = httpUrl(value.trim(), base);
+  return url && url.length <= URL_LIMIT ? url : null;
+}
+
+function httpUrl(value: string, base?: string): string | null {
+  try {
+    const url = new URL(value, base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    if (url.username || url.password) return null;
+    return url.href;
+  } catch {
+    return null;
+  }
+}
+
+function dimension(value: string | null | undefined): number | null {
+  if (!value || !/^\s*\d{1,6}\s*$/.test(value)) return null;
+  const number = Number(value);
+  return number > 0 && number <= DIMENSION_LIMIT ? number : null;
+}
+
+/** An oEmbed video's player reduced to https iframes (the reference's oEmbed filter keeps iframes only). */
+function playerHtml(html: string | null): string | null {
+  if (!html) return null;
+  const clean = sanitizeHtml(html, {
+    allowedTags: ['iframe'],
+    allowedAttributes: { iframe: ['src', 'width', 'height', 'allowfullscreen', 'frameborder', 'title'] },
+    allowedSchemes: ['https'],
+    allowProtocolRelative: false,
+    allowedSchemesAppliedToAttributes: ['src'],
+  }).trim();
+  return clean === '' || clean.length > HTML_LIMIT || !/^<iframe[^>]* src="https:/.test(clean) ? null : clean;
+}
