@@ -81,6 +81,8 @@ export interface StatusListener {
   edited?(statusId: string): Promise<void>;
   favourited?(accountId: string, status: StatusRow, on: boolean): Promise<void>;
   unreblogged?(accountId: string, status: StatusRow): Promise<void>;
+  /** A status was deleted by its author (its row stays, with `deleted_at`). */
+  removed?(statusId: string): Promise<void>;
 }
 
 /** One version of a status (GET /history): the first and every edit. */
@@ -268,6 +270,7 @@ export class StatusService {
         bind: [row.id],
       },
     );
+    for (const listener of this.listeners) await listener.removed?.(row.id);
     return view;
   }
 
