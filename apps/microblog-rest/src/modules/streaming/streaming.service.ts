@@ -203,6 +203,13 @@ export class StreamingService {
     return this.connections.size;
   }
 
+  /** How many subscriptions the open streams of this process hold. */
+  get openSubscriptions(): number {
+    let n = 0;
+    for (const connection of this.connections) n += connection.subscriptions.size;
+    return n;
+  }
+
   async subscribe(connection: Connection, stream: Stream): Promise<void> {
     if (connection.closed) return;
     if (!scopesAllow([...connection.viewer.scopes], streamScopes(stream))) {
