@@ -308,7 +308,9 @@ export const AppContext = {
           },
         });
       statuses.addListener(streaming.statusListener());
-      notifications.addCreatedListener((rows, transaction) => streaming.notificationsCreated(rows, transaction));
+      notifications.addCreatedListener((rows, transaction) =>
+        streaming.notificationsCreated(rows, transaction),
+      );
       filters.addChangeListener((accountId) => streaming.filtersChanged(accountId));
       infrastructure.onClose(async () => streaming.close());
       const jobs =

@@ -79,7 +79,9 @@ export async function openStreamingSocket(
     ws.once('unexpected-response', (_req, res: IncomingMessage) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      res.on('end', () => reject(Object.assign(new Error(`refused: ${res.statusCode}`), { status: res.statusCode, body })));
+      res.on('end', () =>
+        reject(Object.assign(new Error(`refused: ${res.statusCode}`), { status: res.statusCode, body })),
+      );
     });
     ws.once('error', reject);
   });
@@ -141,7 +143,8 @@ export function openEventStream(
           const item: SseItem = {};
           for (const line of buffer.slice(0, end).split('\n')) {
             const colon = line.indexOf(': ');
-            const [field, value] = colon === -1 ? [line.replace(/:$/, ''), ''] : [line.slice(0, colon), line.slice(colon + 2)];
+            const [field, value] =
+              colon === -1 ? [line.replace(/:$/, ''), ''] : [line.slice(0, colon), line.slice(colon + 2)];
             if (field === 'event') item.event = value;
             if (field === 'data') item.data = value;
           }

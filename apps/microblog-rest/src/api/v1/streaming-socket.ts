@@ -31,7 +31,10 @@ export interface StreamingSocketDeps {
  * A refused handshake is an HTTP status with `{"error"}`; a refused message, an error frame
  * `{"error","status"}` on the socket, which stays open.
  */
-export function attachStreamingSocket(server: HttpServer, deps: StreamingSocketDeps): { close(): Promise<void> } {
+export function attachStreamingSocket(
+  server: HttpServer,
+  deps: StreamingSocketDeps,
+): { close(): Promise<void> } {
   const { streaming, logger } = deps;
   const wss = new WebSocketServer({
     noServer: true,
@@ -81,7 +84,8 @@ export function attachStreamingSocket(server: HttpServer, deps: StreamingSocketD
       connection = open();
     } catch (error) {
       // Another handshake of the same token took the last place meanwhile.
-      const refusal = error instanceof StreamRefusal ? error : new StreamRefusal('Internal server error', 500);
+      const refusal =
+        error instanceof StreamRefusal ? error : new StreamRefusal('Internal server error', 500);
       sendError(ws, refusal);
       ws.close(1008, 'refused');
       return;
@@ -144,7 +148,9 @@ function socketSink(ws: WebSocket) {
         ws.terminate();
         return;
       }
-      ws.send(JSON.stringify(payload === null ? { stream: label, event } : { stream: label, event, payload }));
+      ws.send(
+        JSON.stringify(payload === null ? { stream: label, event } : { stream: label, event, payload }),
+      );
     },
     end() {
       ws.close(1001, 'server stopping');

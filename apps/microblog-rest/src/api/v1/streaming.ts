@@ -40,7 +40,10 @@ export function streamingRouter(deps: StreamingRouterDeps): Router {
     let connection: Connection | undefined;
     const sink = eventStreamSink(res);
     try {
-      const viewer = await streamingViewer(deps, streamingToken(req, new URLSearchParams(queryStrings(query)), false));
+      const viewer = await streamingViewer(
+        deps,
+        streamingToken(req, new URLSearchParams(queryStrings(query)), false),
+      );
       const stream = parseStream(name, query, STREAM_MESSAGES.unknownChannel);
       connection = deps.streaming.open(viewer, sink);
       await connection.subscribe(stream);

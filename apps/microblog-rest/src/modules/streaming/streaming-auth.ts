@@ -11,7 +11,11 @@ import type { StreamViewer } from './streaming.service.js';
  * the `access_token` query parameter (megalodon), or, on a WebSocket, the first
  * `Sec-WebSocket-Protocol` (masto.js; the server echoes it back).
  */
-export function streamingToken(request: IncomingMessage, query: URLSearchParams, socket: boolean): string | undefined {
+export function streamingToken(
+  request: IncomingMessage,
+  query: URLSearchParams,
+  socket: boolean,
+): string | undefined {
   const header = request.headers.authorization;
   if (header !== undefined) return BEARER_TOKEN_HEADER.exec(header)?.[1] ?? '';
   const fromQuery = query.get('access_token');

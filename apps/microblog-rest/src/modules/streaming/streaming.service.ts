@@ -11,7 +11,10 @@ import type { ConversationService } from '../conversations/conversation.service.
 import type { ListService } from '../lists/list.service.js';
 import type { FilterContext, FilterService, StatusFilterMatcher } from '../notifications/filter.service.js';
 import type { NotificationService } from '../notifications/notification.service.js';
-import { loadNotificationViews, type NotificationViewDeps } from '../notifications/views/notification.view.js';
+import {
+  loadNotificationViews,
+  type NotificationViewDeps,
+} from '../notifications/views/notification.view.js';
 import type { StatusListener, StatusService } from '../statuses/status.service.js';
 import { loadAccounts } from '../statuses/views/accounts.view.js';
 import type { StatusView } from '../statuses/views/status.view.js';
@@ -293,7 +296,9 @@ export class StreamingService {
     }
   }
 
-  private indexesOf(subscription: Subscription): Array<[Map<string, Set<Subscription>> | Set<Subscription>, string]> {
+  private indexesOf(
+    subscription: Subscription,
+  ): Array<[Map<string, Set<Subscription>> | Set<Subscription>, string]> {
     const { stream, connection } = subscription;
     switch (stream.kind) {
       case 'user':
@@ -342,7 +347,8 @@ export class StreamingService {
 
     // Who must not see it: blocked or muted authors, mentions and domains (the seed's rule).
     const candidates = new Set<string>([...homeViewers, ...directViewers]);
-    for (const listId of listIds) for (const sub of this.lists.get(listId) ?? []) candidates.add(sub.connection.viewer.accountId);
+    for (const listId of listIds)
+      for (const sub of this.lists.get(listId) ?? []) candidates.add(sub.connection.viewer.accountId);
     for (const sub of publicSubs) candidates.add(sub.connection.viewer.accountId);
     if (candidates.size === 0) return;
     const excluded = await excludedViewers(this.deps.sequelize, facts, [...candidates]);
@@ -384,7 +390,9 @@ export class StreamingService {
 
   private async deliverConversations(statusId: string, viewerIds: string[]): Promise<void> {
     const rows = await this.deps.conversations.ofStatus(statusId, viewerIds);
-    const statusIds = [...new Set(rows.flatMap(({ row }) => (row.lastStatusId === null ? [] : [row.lastStatusId])))];
+    const statusIds = [
+      ...new Set(rows.flatMap(({ row }) => (row.lastStatusId === null ? [] : [row.lastStatusId]))),
+    ];
     const accounts = await loadAccounts(
       this.deps.accountViews,
       rows.flatMap(({ row }) => row.participantIds),
@@ -427,7 +435,8 @@ export class StreamingService {
     const subs = [...(this.users.get(accountId) ?? [])].filter(
       (sub) =>
         sub.stream.kind === 'user' &&
-        (sub.stream.notificationsOnly || scopesAllow([...sub.connection.viewer.scopes], ['read:notifications'])),
+        (sub.stream.notificationsOnly ||
+          scopesAllow([...sub.connection.viewer.scopes], ['read:notifications'])),
     );
     if (subs.length === 0) return;
     let row;
@@ -447,7 +456,8 @@ export class StreamingService {
   private deliverFiltersChanged(accountId: string): void {
     this.forgetMatchers(accountId);
     for (const sub of this.users.get(accountId) ?? []) {
-      if (sub.stream.kind === 'user' && !sub.stream.notificationsOnly) this.write(sub, 'filters_changed', null);
+      if (sub.stream.kind === 'user' && !sub.stream.notificationsOnly)
+        this.write(sub, 'filters_changed', null);
     }
   }
 
@@ -482,7 +492,11 @@ export class StreamingService {
     return matches;
   }
 
-  private async renderStatus(statusId: string, viewerId: string, context: FilterContext): Promise<string | null> {
+  private async renderStatus(
+    statusId: string,
+    viewerId: string,
+    context: FilterContext,
+  ): Promise<string | null> {
     const [views, matcher] = await Promise.all([
       this.deps.statuses.views([statusId], viewerId),
       this.matcher(viewerId, context),
@@ -491,7 +505,9 @@ export class StreamingService {
     if (!view) return null;
     const { matches, hidden } = matcher.match(view);
     if (hidden) return null;
-    return JSON.stringify(serializeStatus(view, this.deps.json, { filtered: matches.map(serializeFilterResult) }));
+    return JSON.stringify(
+      serializeStatus(view, this.deps.json, { filtered: matches.map(serializeFilterResult) }),
+    );
   }
 
   /** The shared rendering, unless the viewer's filters hide it (null) or warn about it (their matches). */
@@ -504,7 +520,9 @@ export class StreamingService {
     const { matches, hidden } = (await this.matcher(viewerId, context)).match(view);
     if (hidden) return null;
     if (matches.length === 0) return plain;
-    return JSON.stringify(serializeStatus(view, this.deps.json, { filtered: matches.map(serializeFilterResult) }));
+    return JSON.stringify(
+      serializeStatus(view, this.deps.json, { filtered: matches.map(serializeFilterResult) }),
+    );
   }
 
   private matcher(viewerId: string, context: FilterContext): Promise<StatusFilterMatcher> {

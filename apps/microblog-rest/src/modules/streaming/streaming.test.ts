@@ -1,9 +1,20 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { registerApp, appToken, passwordToken, signedInAccount, type TestApp } from '../../testing/oauth-clients.js';
+import {
+  registerApp,
+  appToken,
+  passwordToken,
+  signedInAccount,
+  type TestApp,
+} from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
-import { openEventStream, openStreamingSocket, type StreamFrame, type TestSocket } from '../../testing/streaming-client.js';
+import {
+  openEventStream,
+  openStreamingSocket,
+  type StreamFrame,
+  type TestSocket,
+} from '../../testing/streaming-client.js';
 import { NOTIFY_UPDATE_JOB } from '../notifications/notification.service.js';
 import { FAN_OUT_JOB } from '../statuses/status.service.js';
 
@@ -42,7 +53,11 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
 
   const settle = () => t.ctx.queue.drain([FAN_OUT_JOB, NOTIFY_UPDATE_JOB]);
   const post = async (who: Signed, json: Json) => {
-    const { status, body } = await rest(t.url, '/api/v1/statuses', { method: 'POST', token: who.token, json });
+    const { status, body } = await rest(t.url, '/api/v1/statuses', {
+      method: 'POST',
+      token: who.token,
+      json,
+    });
     expect(status, JSON.stringify(body)).to.equal(200);
     return body.id as string;
   };
@@ -66,7 +81,7 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     s.frames.next((frame) => frame.event === name && test(frame));
   const statusOf = (frame: StreamFrame) => JSON.parse(frame.payload!) as Json;
 
-  it('echoes the token offered as subprotocol; a followed account\'s post, edit and delete reach the user stream', async () => {
+  it("echoes the token offered as subprotocol; a followed account's post, edit and delete reach the user stream", async () => {
     const s = await socket(bob);
     expect(s.protocol).to.equal(bob.token);
     await subscribe(s, { stream: 'user' });
@@ -108,7 +123,11 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     }
     expect(notifications.frames.all.map((frame) => frame.stream)).to.deep.equal([['user:notification']]);
 
-    await act(alice, '/api/v2/filters', { title: 'Spoilers', context: ['home'], keywords_attributes: [{ keyword: 'spoiler' }] });
+    await act(alice, '/api/v2/filters', {
+      title: 'Spoilers',
+      context: ['home'],
+      keywords_attributes: [{ keyword: 'spoiler' }],
+    });
     const changed = await event(user, 'filters_changed');
     expect(changed).to.deep.equal({ stream: ['user'], event: 'filters_changed' });
     // Not on the notifications-only stream.
@@ -143,7 +162,9 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     // Unlisted statuses, and statuses without media on the media stream, stay out; nothing is remote.
     const all = s.frames.all.filter((frame) => frame.event === 'update');
     expect(all.some((frame) => statusOf(frame).id === unlisted)).to.equal(false);
-    expect(all.some((frame) => ['public:media', 'public:remote'].includes(frame.stream![0]!))).to.equal(false);
+    expect(all.some((frame) => ['public:media', 'public:remote'].includes(frame.stream![0]!))).to.equal(
+      false,
+    );
 
     // After unsubscribing, the stream is quiet.
     s.send({ type: 'unsubscribe', stream: 'hashtag', tag: 'Cats' });
@@ -154,7 +175,7 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     expect(s.frames.all.filter((f) => f.stream?.[0] === 'hashtag').length).to.equal(1);
   });
 
-  it('list streams carry the list\'s members; direct streams carry conversations', async () => {
+  it("list streams carry the list's members; direct streams carry conversations", async () => {
     const list = await act(carol, '/api/v1/lists', { title: 'Friends' });
     await act(carol, `/api/v1/lists/${list.id as string}/accounts`, { account_ids: [alice.id] });
     const s = await socket(carol);
@@ -265,17 +286,25 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
       return { status: error!.status, body: JSON.parse(error!.body) as Json };
     };
     expect(await refused(null)).to.deep.equal({ status: 401, body: { error: 'Missing access token' } });
-    expect(await refused('not-a-token')).to.deep.equal({ status: 401, body: { error: 'Invalid access token' } });
+    expect(await refused('not-a-token')).to.deep.equal({
+      status: 401,
+      body: { error: 'Invalid access token' },
+    });
     // An app token (client_credentials) has no user: every stream needs one (Mastodon ≥ 4.2).
     expect((await refused(await appToken(t.url, app))).status).to.equal(401);
 
     const s = await socket(alice);
     s.send({ type: 'subscribe', stream: 'firehose' });
-    expect(await s.frames.next((f) => f.error !== undefined)).to.deep.equal({ error: 'Unknown stream type', status: 400 });
+    expect(await s.frames.next((f) => f.error !== undefined)).to.deep.equal({
+      error: 'Unknown stream type',
+      status: 400,
+    });
     s.send('{not json');
     expect(await s.frames.next((f) => f.error?.startsWith('Malformed') === true)).to.include({ status: 400 });
     s.send({ type: 'dance', stream: 'user' });
-    expect(await s.frames.next((f) => f.error?.startsWith('Unknown message type') === true)).to.include({ status: 400 });
+    expect(await s.frames.next((f) => f.error?.startsWith('Unknown message type') === true)).to.include({
+      status: 400,
+    });
     s.send({ type: 'subscribe', stream: 'hashtag' });
     expect(await s.frames.next((f) => f.error === 'No tag for stream provided')).to.include({ status: 400 });
     // Still open and serving after all that.
@@ -297,9 +326,14 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     const max = t.ctx.streaming.maxConnectionsPerToken;
     expect(max).to.equal(50);
     const open = await Promise.all(Array.from({ length: max }, () => socket(token)));
-    const error = (await openStreamingSocket(t.url, token).catch((e: unknown) => e)) as { status: number; body: string };
+    const error = (await openStreamingSocket(t.url, token).catch((e: unknown) => e)) as {
+      status: number;
+      body: string;
+    };
     expect(error.status).to.equal(429);
-    expect(JSON.parse(error.body)).to.have.property('error').that.matches(/at most 50/);
+    expect(JSON.parse(error.body))
+      .to.have.property('error')
+      .that.matches(/at most 50/);
     // SSE counts against the same cap.
     const sse = await openEventStream(t.url, `/api/v1/streaming/public?access_token=${token}`);
     expect(sse.status).to.equal(429);
@@ -318,7 +352,10 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
       expect(stream.status).to.equal(200);
       expect(stream.headers['content-type']).to.match(/^text\/event-stream/);
       await stream.items.next((item) => item.comment === 'thump');
-      const hashtag = await openEventStream(t.url, `/api/v1/streaming/hashtag?tag=dogs&access_token=${bob.token}`);
+      const hashtag = await openEventStream(
+        t.url,
+        `/api/v1/streaming/hashtag?tag=dogs&access_token=${bob.token}`,
+      );
       const user = await openEventStream(t.url, `/api/v1/streaming?stream=user&access_token=${carol.token}`);
       await until(() => countSubscriptions(t) >= 3);
 
@@ -353,7 +390,10 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
       const s = await openStreamingSocket(web.url, bob.token);
       sockets.push(s);
       await subscribe(s, { stream: 'user' }, web);
-      const notifications = await openEventStream(web.url, `/api/v1/streaming/user/notification?access_token=${alice.token}`);
+      const notifications = await openEventStream(
+        web.url,
+        `/api/v1/streaming/user/notification?access_token=${alice.token}`,
+      );
       await until(() => countSubscriptions(web) === 2);
 
       // Posted through the first process; its worker fans out and publishes; the web process sends.
@@ -376,7 +416,7 @@ function countSubscriptions(server: TestServer): number {
 }
 
 function dbUrl(server: TestServer): string {
-  return server.ctx.config.db.url ?? "";
+  return server.ctx.config.db.url ?? '';
 }
 
 async function until(test: () => boolean, timeoutMs = 10_000): Promise<void> {

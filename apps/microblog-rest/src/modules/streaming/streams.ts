@@ -18,7 +18,8 @@ export const STREAM_NAMES = [
 export type StreamName = (typeof STREAM_NAMES)[number];
 
 /** The events a stream carries (§2.6); `delete` carries a bare id, `filters_changed` nothing. */
-export type StreamEvent = 'update' | 'delete' | 'notification' | 'status.update' | 'conversation' | 'filters_changed';
+export type StreamEvent =
+  'update' | 'delete' | 'notification' | 'status.update' | 'conversation' | 'filters_changed';
 
 /** One stream a client asked for, with its parameter; `label` is what each frame's `stream[]` says. */
 export type Stream =
@@ -80,7 +81,12 @@ export function parseStream(
       if (tag === undefined || tag === '' || tag.length > TAG_MAX_LENGTH) {
         throw new StreamRefusal(STREAM_MESSAGES.noTag, 400);
       }
-      return { kind: 'hashtag', tag: tag.toLowerCase(), local: stream === 'hashtag:local', label: [stream, tag] };
+      return {
+        kind: 'hashtag',
+        tag: tag.toLowerCase(),
+        local: stream === 'hashtag:local',
+        label: [stream, tag],
+      };
     }
     case 'list': {
       const list = firstString(params.list)?.trim();
@@ -91,7 +97,11 @@ export function parseStream(
       const [, origin = 'all', media] = stream.split(':') as [string, string?, string?];
       const resolvedOrigin = origin === 'media' ? 'all' : (origin as 'all' | 'local' | 'remote');
       const media_ = origin === 'media' || media === 'media' || onlyMedia;
-      const label = ['public', ...(resolvedOrigin === 'all' ? [] : [resolvedOrigin]), ...(media_ ? ['media'] : [])];
+      const label = [
+        'public',
+        ...(resolvedOrigin === 'all' ? [] : [resolvedOrigin]),
+        ...(media_ ? ['media'] : []),
+      ];
       return { kind: 'public', origin: resolvedOrigin, onlyMedia: media_, label: [label.join(':')] };
     }
   }
@@ -99,7 +109,10 @@ export function parseStream(
 
 /** The SSE paths (`/api/v1/streaming/public/local` → `public:local`), `only_media` appending `:media`. */
 export function streamNameOfPath(path: string): string {
-  return path.replace(/^\/+|\/+$/g, '').split('/').join(':');
+  return path
+    .replace(/^\/+|\/+$/g, '')
+    .split('/')
+    .join(':');
 }
 
 /**
