@@ -51,7 +51,8 @@ const RENDER_CONCURRENCY = 8;
  * for its own viewers.
  */
 export type StreamingMessage =
-  | { e: 'update' | 'status.update' | 'delete'; s: string }
+  | { e: 'update' | 'status.update'; s: string }
+  | { e: 'delete'; s: string; a: string }
   | { e: 'notification'; n: string; a: string }
   | { e: 'filters_changed'; a: string };
 
@@ -149,7 +150,7 @@ export class StreamingService {
     return {
       distributed: (statusId) => this.publish({ e: 'update', s: statusId }),
       edited: (statusId) => this.publish({ e: 'status.update', s: statusId }),
-      removed: (statusId) => this.publish({ e: 'delete', s: statusId }),
+      removed: (statusId, accountId) => this.publish({ e: 'delete', s: statusId, a: accountId }),
     };
   }
 
@@ -323,7 +324,7 @@ export class StreamingService {
       case 'status.update':
         return this.deliverStatus(message.s, message.e);
       case 'delete':
-        return this.deliverDelete(message.s);
+        return this.deliverDelete(message.s, message.a);
       case 'notification':
         return this.deliverNotification(message.a, message.n);
       case 'filters_changed':
@@ -414,9 +415,9 @@ export class StreamingService {
     });
   }
 
-  private async deliverDelete(statusId: string): Promise<void> {
-    const facts = await statusFacts(this.deps.sequelize, statusId);
-    if (!facts) return;
+  private async deliverDelete(statusId: string, accountId: string): Promise<void> {
+    // A reblog's row is gone: its author's followers had it at home; it was never on public streams.
+    const facts = (await statusFacts(this.deps.sequelize, statusId)) ?? goneReblog(statusId, accountId);
     const userSubs = this.timelineUserSubscriptions();
     const audience = await deleteAudience(
       this.deps.sequelize,
@@ -547,6 +548,22 @@ export class StreamingService {
       this.deps.logger.debug({ err: error }, 'a stream frame could not be written');
     }
   }
+}
+
+function goneReblog(id: string, accountId: string): StatusFacts {
+  return {
+    id,
+    accountId,
+    visibility: 'public',
+    local: true,
+    deleted: true,
+    reblogOfId: '',
+    originalAccountId: null,
+    hasMedia: false,
+    tags: [],
+    mentionIds: [],
+    domains: [],
+  };
 }
 
 function add<T>(index: Map<string, Set<T>> | Set<T>, id: string, item: T): void {

@@ -105,6 +105,33 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     expect(deleted).to.deep.equal({ stream: ['user'], event: 'delete', payload: id });
   });
 
+  it("a reblog reaches the reblogger's followers; unreblogging it or deleting the original sends its delete", async () => {
+    const frank = await signedInAccount(t, app, 'frank');
+    const grace = await signedInAccount(t, app, 'grace');
+    await act(frank, `/api/v1/accounts/${grace.id}/follow`);
+    await settle();
+    const s = await socket(frank);
+    await subscribe(s, { stream: 'user' });
+
+    const original = await post(bob, { status: 'Worth sharing' });
+    await settle();
+    const first = (await act(grace, `/api/v1/statuses/${original}/reblog`)).id as string;
+    await settle();
+    const update = await event(s, 'update', (f) => statusOf(f).id === first);
+    expect((statusOf(update).reblog as Json).id).to.equal(original);
+
+    await act(grace, `/api/v1/statuses/${original}/unreblog`);
+    expect(await event(s, 'delete', (f) => f.payload === first)).to.deep.include({ stream: ['user'] });
+
+    const second = (await act(grace, `/api/v1/statuses/${original}/reblog`)).id as string;
+    await settle();
+    await event(s, 'update', (f) => statusOf(f).id === second);
+    await act(bob, `/api/v1/statuses/${original}`, undefined, 'DELETE');
+    await event(s, 'delete', (f) => f.payload === second);
+    // frank follows neither bob nor was mentioned: the original's own delete is not his.
+    expect(s.frames.all.some((f) => f.event === 'delete' && f.payload === original)).to.equal(false);
+  });
+
   it('sends notifications on user and user:notification; filters_changed after a filter change', async () => {
     const user = await socket(alice, { via: 'header' });
     const notifications = await socket(alice, { via: 'query' });
@@ -262,6 +289,7 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
       keyId: null,
     } as Parameters<TestServer['ctx']['actors']['upsertRemote']>[0]);
     await act(dave, '/api/v1/domain_blocks', { domain: 'remote.example' });
+    await subscribe(control, { stream: 'public:remote' });
     const [row] = await t.ctx.sequelize.query<{ id: string }>(
       `INSERT INTO statuses (id, uri, account_id, local, text, content, visibility)
        VALUES (statuses_next_id(), 'https://remote.example/notes/1', $1, false, '', '<p>remote hello</p>', 'public')
@@ -271,7 +299,8 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     await t.ctx.streaming.statusListener().distributed!(row!.id);
     const marker = await post(alice, { status: 'after the remote one' });
     await settle();
-    await event(control, 'update', (f) => statusOf(f).id === row!.id);
+    await event(control, 'update', (f) => f.stream![0] === 'public' && statusOf(f).id === row!.id);
+    await event(control, 'update', (f) => f.stream![0] === 'public:remote' && statusOf(f).id === row!.id);
     await event(muted, 'update', (f) => f.stream![0] === 'public' && statusOf(f).id === marker);
     expect(seen(muted).has(row!.id)).to.equal(false);
   });
