@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
+import sharp from 'sharp';
 import {
   registerApp,
   appToken,
@@ -200,6 +201,27 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     await settle();
     await event(s, 'update', (f) => f.stream![0] === 'hashtag:local' && statusOf(f).id === next);
     expect(s.frames.all.filter((f) => f.stream?.[0] === 'hashtag').length).to.equal(1);
+
+    // A status with media: on public:media too.
+    const png = await sharp({
+      create: { width: 8, height: 8, channels: 3, background: { r: 9, g: 9, b: 9 } },
+    })
+      .png()
+      .toBuffer();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'dot.png');
+    const uploaded = await fetch(`${t.url}/api/v2/media`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${bob.token}` },
+      body: form,
+    });
+    expect(uploaded.status).to.equal(200);
+    const media = ((await uploaded.json()) as Json).id as string;
+    const withMedia = await post(bob, { status: 'A picture', media_ids: [media] });
+    await settle();
+    const mediaFrame = await event(s, 'update', (f) => f.stream![0] === 'public:media');
+    expect(statusOf(mediaFrame).id).to.equal(withMedia);
+    expect((statusOf(mediaFrame).media_attachments as Json[]).map((m) => m.id)).to.deep.equal([media]);
   });
 
   it("list streams carry the list's members; direct streams carry conversations", async () => {
