@@ -77,21 +77,26 @@ export function parseStream(
       return { kind: 'direct', label: ['direct'] };
     case 'hashtag':
     case 'hashtag:local': {
-      const tag = firstString(params.tag)?.trim().replace(/^#/, '');
-      if (tag === undefined || tag === '' || tag.length > TAG_MAX_LENGTH) {
+      // Matched without `#` and case; named in `stream[]` as the client gave it (masto.js compares).
+      const given = firstString(params.tag);
+      const tag = given?.trim().replace(/^#/, '');
+      if (given === undefined || tag === undefined || tag === '' || tag.length > TAG_MAX_LENGTH) {
         throw new StreamRefusal(STREAM_MESSAGES.noTag, 400);
       }
       return {
         kind: 'hashtag',
         tag: tag.toLowerCase(),
         local: stream === 'hashtag:local',
-        label: [stream, tag],
+        label: [stream, given],
       };
     }
     case 'list': {
-      const list = firstString(params.list)?.trim();
-      if (list === undefined || list === '') throw new StreamRefusal(STREAM_MESSAGES.noList, 400);
-      return { kind: 'list', listId: list, label: ['list', list] };
+      const given = firstString(params.list);
+      const list = given?.trim();
+      if (given === undefined || list === undefined || list === '') {
+        throw new StreamRefusal(STREAM_MESSAGES.noList, 400);
+      }
+      return { kind: 'list', listId: list, label: ['list', given] };
     }
     default: {
       const [, origin = 'all', media] = stream.split(':') as [string, string?, string?];
