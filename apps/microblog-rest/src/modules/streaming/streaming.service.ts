@@ -34,6 +34,7 @@ import {
   statusFacts,
   type StatusFacts,
 } from './views/audience.view.js';
+import { liveTokenIds } from './views/tokens.view.js';
 
 /** The one pub/sub channel of streaming events: every web process listens, each serves its own sockets. */
 export const STREAMING_CHANNEL = 'microblog:streaming';
@@ -138,6 +139,9 @@ export class StreamingService {
   readonly maxConnectionsPerToken: number;
   /** How often an SSE stream sends its `:thump` comment (the reference: every 15 s). */
   heartbeatMs = 15_000;
+  /** How often the tokens of open streams are checked: a revoked token's streams end. */
+  readonly tokenCheckMs: number = 60_000;
+  private tokenCheck: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: StreamingServiceDeps) {
     this.maxConnectionsPerToken = deps.maxConnectionsPerToken ?? DEFAULT_MAX_CONNECTIONS_PER_TOKEN;
@@ -186,6 +190,11 @@ export class StreamingService {
   open(viewer: StreamViewer, sink: StreamSink): Connection {
     this.assertCanOpen(viewer.tokenId);
     this.perToken.set(viewer.tokenId, (this.perToken.get(viewer.tokenId) ?? 0) + 1);
+    this.tokenCheck ??= setInterval(() => {
+      this.endRevoked().catch((error: unknown) => {
+        this.deps.logger.warn({ err: error }, 'could not check the tokens of open streams');
+      });
+    }, this.tokenCheckMs).unref();
     const connection = new Connection(this, viewer, sink);
     this.connections.add(connection);
     return connection;
@@ -248,6 +257,10 @@ export class StreamingService {
       this.unsubscribe(connection, subscription.stream);
     }
     this.connections.delete(connection);
+    if (this.connections.size === 0) {
+      clearInterval(this.tokenCheck);
+      this.tokenCheck = undefined;
+    }
     const { tokenId, accountId } = connection.viewer;
     const open = (this.perToken.get(tokenId) ?? 1) - 1;
     if (open <= 0) this.perToken.delete(tokenId);
@@ -257,9 +270,26 @@ export class StreamingService {
     }
   }
 
+  /**
+   * Ends the streams whose token was revoked since they opened (the reference kills them too); one
+   * query for all open tokens of this process. Returns how many streams ended.
+   */
+  async endRevoked(): Promise<number> {
+    const live = await liveTokenIds(this.deps.sequelize, [...this.perToken.keys()]);
+    let ended = 0;
+    for (const connection of [...this.connections]) {
+      if (live.has(connection.viewer.tokenId)) continue;
+      connection.sink.end();
+      this.release(connection);
+      ended += 1;
+    }
+    return ended;
+  }
+
   /** Ends every stream and stops listening (the server stops). */
   async close(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.tokenCheck);
     for (const connection of [...this.connections]) {
       connection.sink.end();
       this.release(connection);

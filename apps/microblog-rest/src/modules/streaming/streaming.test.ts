@@ -372,6 +372,31 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     await subscribe(n, { stream: 'user:notification' });
   });
 
+  it('ends the streams of a token once it is revoked', async () => {
+    const token = await passwordToken(t.url, app, carol, 'read');
+    const s = await socket(token);
+    await subscribe(s, { stream: 'user' });
+    const sse = await openEventStream(t.url, `/api/v1/streaming/user?access_token=${token}`);
+    expect(sse.status).to.equal(200);
+    const kept = await socket(carol);
+    await subscribe(kept, { stream: 'user' });
+    expect(await t.ctx.streaming.endRevoked()).to.equal(0);
+
+    const revoked = await rest(t.url, '/oauth/revoke', {
+      method: 'POST',
+      json: { client_id: app.clientId, client_secret: app.clientSecret, token },
+    });
+    expect(revoked.status).to.equal(200);
+    const closed = new Promise<number>((resolve) => s.ws.once('close', (code: number) => resolve(code)));
+    expect(await t.ctx.streaming.endRevoked()).to.equal(2);
+    expect(await closed).to.equal(1001);
+    await sse.body();
+    // The other token's stream goes on; the revoked one cannot open a new one.
+    expect(kept.ws.readyState).to.equal(kept.ws.OPEN);
+    const refused = (await openStreamingSocket(t.url, token).catch((e: unknown) => e)) as { status: number };
+    expect(refused.status).to.equal(401);
+  });
+
   it(`caps open streams per token at ${50} in a process (429), and frees places as they close`, async () => {
     const token = await passwordToken(t.url, app, carol, 'read');
     const max = t.ctx.streaming.maxConnectionsPerToken;
