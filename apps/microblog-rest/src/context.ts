@@ -24,6 +24,7 @@ import { PollService } from './modules/polls/poll.service.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
 import { FilterService, NotificationService } from './modules/notifications/index.js';
+import { StreamingService } from './modules/streaming/streaming.service.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
 import { InstanceDocuments } from './modules/instance/instance-documents.js';
 import { InstanceStatsRegistry } from './modules/instance/instance-stats.js';
@@ -90,6 +91,8 @@ export interface AppContextParts {
   timelines: TimelineService;
   /** Announcements administrators write; users read, dismiss and react to them. */
   announcements: AnnouncementService;
+  /** The streaming API's hub in this process: events heard on the pg pub/sub, sent to open streams. */
+  streaming: StreamingService;
   /** Request limits shared by every process of the service (packages/auth). */
   rateLimiter: RateLimiter;
   /** Revocable sign-in sessions of the web pages. */
@@ -285,6 +288,31 @@ export const AppContext = {
             await notifications.forgetSender(accountId, targetId);
           },
         });
+      // Streaming hears statuses, notifications and filters once their changes are committed.
+      const streaming =
+        overrides.streaming ??
+        new StreamingService({
+          sequelize,
+          pubsub,
+          logger: logger.child({ component: 'streaming' }),
+          statuses,
+          filters,
+          lists,
+          notifications,
+          conversations,
+          notificationViews: { sequelize, actors, remoteImages: remoteMedia, statuses, filters },
+          accountViews: { sequelize, actors, remoteImages: remoteMedia },
+          json: {
+            publicUrl: config.http.publicUrl,
+            mediaUrl: (key: string) => media.urlOf(key),
+          },
+        });
+      statuses.addListener(streaming.statusListener());
+      notifications.addCreatedListener((rows, transaction) =>
+        streaming.notificationsCreated(rows, transaction),
+      );
+      filters.addChangeListener((accountId) => streaming.filtersChanged(accountId));
+      infrastructure.onClose(async () => streaming.close());
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({
@@ -333,6 +361,7 @@ export const AppContext = {
           new AnnouncementService({ sequelize, actors, publicUrl: config.http.publicUrl }),
         rateLimiter,
         jobs,
+        streaming,
         sessions:
           overrides.sessions ??
           new SessionActivations({ sequelize, maxPerUser: config.sessions.maxActivations }),

@@ -25,6 +25,8 @@ import { markersRouter } from './api/v1/markers.js';
 import { pollsRouter } from './api/v1/polls.js';
 import { scheduledStatusesRouter } from './api/v1/scheduled-statuses.js';
 import { statusesRouter } from './api/v1/statuses.js';
+import { attachStreamingSocket } from './api/v1/streaming-socket.js';
+import { streamingRouter } from './api/v1/streaming.js';
 import { timelinesRouter } from './api/v1/timelines.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
@@ -209,6 +211,8 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(bookmarksRouter({ ...statusDeps, timelines: ctx.timelines }));
   app.use(notificationsV1Router(notificationDeps));
   app.use(filtersV1Router(notificationDeps));
+  // /api/v1/streaming/* as server-sent events (the WebSocket is attached to the HTTP server in start())
+  app.use(streamingRouter({ streaming: ctx.streaming, oauth: ctx.oauth, accounts }));
   // /api/v2/* (api/v2/<resource>.ts)
   app.use(instanceV2Router(ctx.instanceDocuments));
   app.use(mediaV2Router(mediaDeps));
@@ -238,6 +242,7 @@ export function createServer(ctx: AppContext): AppServer {
   const app = createApp(ctx);
   const { config, logger } = ctx;
   let http: Server | undefined;
+  let sockets: { close(): Promise<void> } | undefined;
   let queueStarted = false;
   let stopping: Promise<void> | undefined;
 
@@ -285,11 +290,19 @@ export function createServer(ctx: AppContext): AppServer {
         },
       );
       http = server;
+      sockets = attachStreamingSocket(server, {
+        streaming: ctx.streaming,
+        oauth: ctx.oauth,
+        accounts: ctx.accounts,
+        logger,
+      });
       return listenHttp(server, config.http.host, config.http.port);
     },
 
     stop() {
       stopping ??= (async () => {
+        // Open streams never end by themselves: end them before waiting for the connections.
+        await (sockets?.close() ?? ctx.streaming.close());
         if (http) await closeHttp(http);
         if (queueStarted) await ctx.queue.stop();
         await ctx.close();

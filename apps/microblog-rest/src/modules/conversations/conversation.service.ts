@@ -93,6 +93,20 @@ export class ConversationService {
     return rows.length;
   }
 
+  /** The conversations a status belongs to, of those of `accountIds` that have one (streaming). */
+  async ofStatus(
+    statusId: string,
+    accountIds: readonly string[],
+  ): Promise<Array<{ accountId: string; row: ConversationRow }>> {
+    if (accountIds.length === 0) return [];
+    const rows = await this.deps.sequelize.query<ConversationRow & { accountId: string }>(
+      `${SELECT_ROWS} WHERE c.account_id = ANY($2::bigint[])
+          AND c.conversation_id = (SELECT conversation_id FROM statuses WHERE id = $1)`,
+      { bind: [statusId, accountIds], type: QueryTypes.SELECT },
+    );
+    return rows.map((row) => ({ accountId: row.accountId, row: withSelf(row) }));
+  }
+
   private async own(accountId: string, id: string): Promise<ConversationRow> {
     if (!isRowId(id)) throw new NotFound(RECORD_NOT_FOUND);
     const [row] = await this.deps.sequelize.query<ConversationRow & { accountId: string }>(

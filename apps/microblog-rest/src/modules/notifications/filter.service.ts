@@ -71,7 +71,18 @@ const NO_MATCHER: StatusFilterMatcher = { match: () => ({ matches: [], hidden: f
  * descriptions) against the keywords, as whole words when asked.
  */
 export class FilterService {
+  private readonly changeListeners: Array<(accountId: string) => Promise<void>> = [];
+
   constructor(private readonly deps: { sequelize: Sequelize }) {}
+
+  /** Told once an account's filters changed (committed): streaming sends `filters_changed`. */
+  addChangeListener(listener: (accountId: string) => Promise<void>): void {
+    this.changeListeners.push(listener);
+  }
+
+  private async changed(accountId: string): Promise<void> {
+    for (const listener of this.changeListeners) await listener(accountId);
+  }
 
   /** GET /api/v2/filters: the viewer's filters, oldest first (expired ones too, as Mastodon lists them). */
   async list(accountId: string): Promise<Filter[]> {
@@ -108,6 +119,7 @@ export class FilterService {
       await this.saveKeywords(row!.id, input.keywords ?? [], transaction);
       return row!.id;
     });
+    await this.changed(accountId);
     return this.get(accountId, id);
   }
 
@@ -141,6 +153,7 @@ export class FilterService {
       );
       await this.saveKeywords(current.id, input.keywords ?? [], transaction);
     });
+    await this.changed(accountId);
     return this.get(accountId, current.id);
   }
 
@@ -148,6 +161,7 @@ export class FilterService {
   async remove(accountId: string, id: string): Promise<void> {
     const filter = await this.get(accountId, id);
     await this.deps.sequelize.query('DELETE FROM filters WHERE id = $1', { bind: [filter.id] });
+    await this.changed(accountId);
   }
 
   /** POST /api/v2/filters/:id/keywords. Errors: NotFound, BadInput. */
@@ -158,6 +172,7 @@ export class FilterService {
       const [saved] = await this.saveKeywords(filter.id, [{ ...input, id: undefined }], transaction);
       return saved!;
     });
+    await this.changed(accountId);
     return this.keyword(accountId, keywordId);
   }
 
@@ -177,6 +192,7 @@ export class FilterService {
       'UPDATE filter_keywords SET keyword = $2, whole_word = $3, updated_at = now() WHERE id = $1',
       { bind: [current.id, keyword, input.wholeWord ?? current.wholeWord] },
     );
+    await this.changed(accountId);
     return this.keyword(accountId, current.id);
   }
 
@@ -202,6 +218,7 @@ export class FilterService {
   async removeKeyword(accountId: string, id: string): Promise<void> {
     const current = await this.keyword(accountId, id);
     await this.deps.sequelize.query('DELETE FROM filter_keywords WHERE id = $1', { bind: [current.id] });
+    await this.changed(accountId);
   }
 
   /** POST /api/v2/filters/:id/statuses: a status the viewer may name. Errors: NotFound. */
@@ -216,6 +233,7 @@ export class FilterService {
       { bind: [filter.id, statusId], type: QueryTypes.SELECT },
     );
     if (!row) throw new NotFound(RECORD_NOT_FOUND);
+    await this.changed(accountId);
     return this.filterStatus(accountId, row.id);
   }
 
@@ -236,6 +254,7 @@ export class FilterService {
   async removeStatus(accountId: string, id: string): Promise<void> {
     const current = await this.filterStatus(accountId, id);
     await this.deps.sequelize.query('DELETE FROM filter_statuses WHERE id = $1', { bind: [current.id] });
+    await this.changed(accountId);
   }
 
   /**

@@ -113,7 +113,21 @@ export interface NotificationGroupRow {
  * by their recipient. Reads apply the same rules, so a later block or mute hides what came before.
  */
 export class NotificationService {
+  private readonly createdListeners: Array<
+    (rows: Array<{ id: string; accountId: string }>, transaction?: Transaction) => Promise<void>
+  > = [];
+
   constructor(private readonly deps: NotificationServiceDeps) {}
+
+  /**
+   * Told of the notifications `notify` made (streaming sends them); with the transaction they were
+   * made in, if any, so a listener can wait for its commit.
+   */
+  addCreatedListener(
+    listener: (rows: Array<{ id: string; accountId: string }>, transaction?: Transaction) => Promise<void>,
+  ): void {
+    this.createdListeners.push(listener);
+  }
 
   /** What the statuses service tells: new statuses and reblogs, edits, favourites, unreblogs. */
   statusListener(): StatusListener {
@@ -176,7 +190,7 @@ export class NotificationService {
     const groupKey = GROUPABLE_TYPES.includes(type)
       ? `${type}${statusId === null ? '' : `-${statusId}`}-${Math.floor(Date.now() / 1000 / GROUP_BUCKET_SECONDS)}`
       : null;
-    const rows = await this.deps.sequelize.query(
+    const rows = await this.deps.sequelize.query<{ id: string; accountId: string }>(
       `INSERT INTO notifications (account_id, from_account_id, type, status_id, group_key)
        SELECT r.id, fa.id, $3, $4::bigint, $5
          FROM unnest($1::bigint[]) AS r (id)
@@ -186,13 +200,14 @@ export class NotificationService {
         WHERE (r.id <> fa.id OR $3 = 'poll') AND ${accepts('r.id', 'fa')}
           AND ($4::bigint IS NULL OR NOT ${conversationMuted('r.id', '$4::bigint')})
           AND ($3 IN ('poll', 'update') OR NOT ${dropped('r.id', 'fa', 'p', '$4::bigint')})
-       ON CONFLICT DO NOTHING RETURNING 1`,
+       ON CONFLICT DO NOTHING RETURNING id::text AS id, account_id::text AS "accountId"`,
       {
         bind: [wanted, fromId, type, statusId, groupKey],
         type: QueryTypes.SELECT,
         ...(transaction ? { transaction } : {}),
       },
     );
+    if (rows.length > 0) for (const listener of this.createdListeners) await listener(rows, transaction);
     return rows.length;
   }
 

@@ -81,6 +81,8 @@ export interface StatusListener {
   edited?(statusId: string): Promise<void>;
   favourited?(accountId: string, status: StatusRow, on: boolean): Promise<void>;
   unreblogged?(accountId: string, status: StatusRow): Promise<void>;
+  /** A status (its row stays, with `deleted_at`) or a reblog (its row goes) of `accountId` was deleted. */
+  removed?(statusId: string, accountId: string): Promise<void>;
 }
 
 /** One version of a status (GET /history): the first and every edit. */
@@ -251,15 +253,19 @@ export class StatusService {
   async remove(author: Actor, id: string): Promise<StatusView> {
     const row = await this.ownRow(author.id, id);
     const { sequelize } = this.deps;
-    await sequelize.transaction(async (transaction) => {
+    const reblogs = await sequelize.transaction(async (transaction) => {
       await sequelize.query('UPDATE statuses SET deleted_at = now(), updated_at = now() WHERE id = $1', {
         bind: [row.id],
         transaction,
       });
       // Its reblogs go with it; the media stay the author's, free to attach again (delete and redraft).
-      await sequelize.query('DELETE FROM statuses WHERE reblog_of_id = $1', { bind: [row.id], transaction });
+      const gone = await sequelize.query<{ id: string; accountId: string }>(
+        'DELETE FROM statuses WHERE reblog_of_id = $1 RETURNING id::text AS id, account_id::text AS "accountId"',
+        { bind: [row.id], type: QueryTypes.SELECT, transaction },
+      );
       await sequelize.query('DELETE FROM home_feed WHERE status_id = $1', { bind: [row.id], transaction });
       await sequelize.query('DELETE FROM status_pins WHERE status_id = $1', { bind: [row.id], transaction });
+      return gone;
     });
     const view = await this.view(row.id, author.id);
     await sequelize.query(
@@ -268,6 +274,10 @@ export class StatusService {
         bind: [row.id],
       },
     );
+    for (const listener of this.listeners) {
+      await listener.removed?.(row.id, author.id);
+      for (const reblog of reblogs) await listener.removed?.(reblog.id, reblog.accountId);
+    }
     return view;
   }
 
@@ -464,10 +474,14 @@ export class StatusService {
   async unreblog(account: Actor, id: string): Promise<string> {
     let target = await this.visibleRow(id, account.id);
     if (target.reblogOfId !== null) target = await this.visibleRow(target.reblogOfId, account.id);
-    await this.deps.sequelize.query('DELETE FROM statuses WHERE account_id = $1 AND reblog_of_id = $2', {
-      bind: [account.id, target.id],
-    });
-    for (const listener of this.listeners) await listener.unreblogged?.(account.id, target);
+    const gone = await this.deps.sequelize.query<{ id: string }>(
+      'DELETE FROM statuses WHERE account_id = $1 AND reblog_of_id = $2 RETURNING id::text AS id',
+      { bind: [account.id, target.id], type: QueryTypes.SELECT },
+    );
+    for (const listener of this.listeners) {
+      await listener.unreblogged?.(account.id, target);
+      for (const reblog of gone) await listener.removed?.(reblog.id, account.id);
+    }
     return target.id;
   }
 
