@@ -148,6 +148,18 @@ describe('GET /api/v1/accounts/:id/statuses (issue 15 §3)', () => {
     expect((await profile()).body.find((status) => status.id === s.public)).not.to.have.property('filtered');
   });
 
+  it('a suspended account shows no statuses (Mastodon: unavailable accounts)', async () => {
+    expect(await ids()).not.to.deep.equal([]);
+    await t.ctx.actors.suspend(alice.id, true);
+    try {
+      expect(await ids()).to.deep.equal([]);
+      expect(await ids('', bob)).to.deep.equal([]);
+    } finally {
+      await t.ctx.actors.suspend(alice.id, false);
+    }
+    expect(await ids()).to.include(s.public);
+  });
+
   it('unknown or malformed account ids are 404 with a JSON error; a bad token is 401', async () => {
     for (const id of ['99999999', 'abc']) {
       const answer = await rest(t.url, `/api/v1/accounts/${id}/statuses`);

@@ -42,19 +42,22 @@ export function accountStatusesRouter(deps: AccountStatusesRouterDeps): Router {
       validated({ params: z.object({ id: pathParam }), query }, async ({ params, query }, res, req) => {
         const viewer = await optionalViewer(deps, req, res);
         const { actor } = await deps.accounts.findById(params.id);
-        const ids = await accountStatusIds(
-          deps.sequelize,
-          actor.id,
-          viewer,
-          {
-            onlyMedia: query.only_media ?? false,
-            excludeReplies: query.exclude_replies ?? false,
-            excludeReblogs: query.exclude_reblogs ?? false,
-            pinned: query.pinned ?? false,
-            tagged: query.tagged,
-          },
-          pageRequest(query, 20),
-        );
+        // A suspended account shows nothing (Mastodon's AccountStatusesFilter: `unavailable?`).
+        const ids = actor.suspended
+          ? []
+          : await accountStatusIds(
+              deps.sequelize,
+              actor.id,
+              viewer,
+              {
+                onlyMedia: query.only_media ?? false,
+                excludeReplies: query.exclude_replies ?? false,
+                excludeReblogs: query.exclude_reblogs ?? false,
+                pinned: query.pinned ?? false,
+                tagged: query.tagged,
+              },
+              pageRequest(query, 20),
+            );
         const json = await statusesJson(deps, ids, viewer, 'account');
         const [newest, oldest] = [ids[0], ids.at(-1)];
         setPageLinks(req, res, deps.publicUrl, newest && oldest ? { newest, oldest } : null);
