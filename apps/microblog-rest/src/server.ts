@@ -9,6 +9,8 @@ import { earlyFollowsRouter } from './api/follows.js';
 import { hotReads } from './api/hot-reads.js';
 import { hotReadsRouter } from './http/hot-reads.js';
 import { accountsRouter } from './api/v1/accounts.js';
+import { accountStatusesRouter } from './api/v1/account-statuses.js';
+import { discoveryRouter } from './api/v1/discovery.js';
 import { announcementsRouter } from './api/v1/announcements.js';
 import { appsRouter } from './api/v1/apps.js';
 import { bookmarksRouter } from './api/v1/bookmarks.js';
@@ -171,6 +173,8 @@ export function createApp(ctx: AppContext): express.Express {
       uploads: { limits: config.media.limits, dir: config.media.incomingDir },
     }),
   );
+  app.use(accountStatusesRouter({ ...statusDeps, sequelize: ctx.sequelize }));
+  app.use(discoveryRouter(guards));
   app.use(announcementsRouter({ announcements: ctx.announcements, accounts, guards, publicUrl }));
   app.use(appsRouter(ctx.oauth, bodyLimitBytes));
   app.use(blocksRouter(relationships, guards, publicUrl));

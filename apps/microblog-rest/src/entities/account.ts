@@ -47,11 +47,20 @@ export interface AccountJson {
   avatar_static: string;
   header: string;
   header_static: string;
+  /** Alt text of the images (4.6); none is kept yet. */
+  avatar_description: string;
+  header_description: string;
   followers_count: number;
   following_count: number;
   statuses_count: number;
   last_status_at: string | null;
   hide_collections: boolean | null;
+  /** Profile tabs the owner shows (4.6): every tab, as the reference's defaults. */
+  show_media: boolean;
+  show_media_replies: boolean;
+  show_featured: boolean;
+  /** Who may feature the account in a collection (4.6); collections do not exist here, so nobody. */
+  feature_approval: { automatic: string[]; manual: string[]; current_user: string };
   noindex?: boolean;
   emojis: never[];
   roles: AccountRoleJson[];
@@ -122,11 +131,17 @@ export function serializeAccount(view: SerializableAccount, publicUrl: string): 
     avatar_static: avatar,
     header,
     header_static: header,
+    avatar_description: '',
+    header_description: '',
     followers_count: actor.followersCount,
     following_count: actor.followingCount,
     statuses_count: actor.statusesCount,
     last_status_at: actor.lastStatusAt === null ? null : actor.lastStatusAt.toISOString().slice(0, 10),
     hide_collections: view.hideCollections,
+    show_media: true,
+    show_media_replies: true,
+    show_featured: true,
+    feature_approval: { automatic: [], manual: [], current_user: 'denied' },
     emojis: [],
     roles: highlighted?.highlighted
       ? [{ id: highlighted.id, name: highlighted.name, color: highlighted.color }]

@@ -7,6 +7,7 @@ export interface AnnouncementJson {
   content: string;
   starts_at: string | null;
   ends_at: string | null;
+  published: boolean;
   all_day: boolean;
   published_at: string;
   updated_at: string;
@@ -25,6 +26,7 @@ export function serializeAnnouncement(view: AnnouncementView, publicUrl: string)
     content: view.content,
     starts_at: view.startsAt?.toISOString() ?? null,
     ends_at: view.endsAt?.toISOString() ?? null,
+    published: view.publishedAt !== null,
     all_day: view.allDay,
     // A listed announcement is published; the admin tool's drafts show their creation time here.
     published_at: (view.publishedAt ?? view.updatedAt).toISOString(),

@@ -47,6 +47,8 @@ export interface StatusJson {
   edited_at: string | null;
   quote: null;
   quote_approval: { automatic: string[]; manual: string[]; current_user: string };
+  /** Collections featuring the status (4.6); collections do not exist here. */
+  tagged_collections: never[];
   favourited?: boolean;
   reblogged?: boolean;
   muted?: boolean;
@@ -110,6 +112,7 @@ export function serializeStatus(
     quote: null,
     // Quotes are not offered: nobody may quote automatically or by request.
     quote_approval: { automatic: [], manual: [], current_user: 'denied' },
+    tagged_collections: [],
   };
   if (viewer) {
     json.favourited = viewer.favourited;

@@ -18,6 +18,7 @@ const ANNOUNCEMENT: Shape = {
   content: 'string',
   starts_at: 'string|null',
   ends_at: 'string|null',
+  published: 'boolean',
   all_day: 'boolean',
   published_at: 'string',
   updated_at: 'string',

@@ -44,6 +44,7 @@ const STATUS_SHAPE: Record<string, Shape> = {
   edited_at: 'string|null',
   quote: 'null',
   quote_approval: 'object',
+  tagged_collections: 'array',
 };
 const VIEWER_FLAGS: Record<string, Shape> = {
   favourited: 'boolean',
