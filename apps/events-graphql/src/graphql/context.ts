@@ -1,7 +1,12 @@
 import type { SessionUser } from '@agora/auth';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
+import { createActivityLoaders, type ActivityLoaders } from '../modules/activities/activity.loaders.js';
 import { createCommentLoaders, type CommentLoaders } from '../modules/comments/comment.loaders.js';
+import {
+  createDiscussionLoaders,
+  type DiscussionLoaders,
+} from '../modules/discussions/discussion.loaders.js';
 import { createEventLoaders, type EventLoaders } from '../modules/events/event.loaders.js';
 import { createFollowerLoaders, type FollowerLoaders } from '../modules/followers/follower.loaders.js';
 import { createGroupLoaders, type GroupLoaders } from '../modules/groups/group.loaders.js';
@@ -11,6 +16,7 @@ import {
   createParticipationLoaders,
   type ParticipationLoaders,
 } from '../modules/participations/participation.loaders.js';
+import { createPostLoaders, type PostLoaders } from '../modules/posts/post.loaders.js';
 import { createPersonLoaders, type PersonLoaders } from '../modules/persons/person.loaders.js';
 import { createUserLoaders, type UserLoaders } from '../modules/users/user.loaders.js';
 import { ListBudget, type BudgetedContext } from './limits.js';
@@ -51,6 +57,9 @@ export class RequestLoaders {
   private groupLoaders: GroupLoaders | undefined;
   private memberLoaders: MemberLoaders | undefined;
   private followerLoaders: FollowerLoaders | undefined;
+  private postLoaders: PostLoaders | undefined;
+  private discussionLoaders: DiscussionLoaders | undefined;
+  private activityLoaders: ActivityLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -97,6 +106,21 @@ export class RequestLoaders {
   get followers(): FollowerLoaders {
     this.followerLoaders ??= createFollowerLoaders(this.app);
     return this.followerLoaders;
+  }
+
+  get posts(): PostLoaders {
+    this.postLoaders ??= createPostLoaders(this.app);
+    return this.postLoaders;
+  }
+
+  get discussions(): DiscussionLoaders {
+    this.discussionLoaders ??= createDiscussionLoaders(this.app);
+    return this.discussionLoaders;
+  }
+
+  get activities(): ActivityLoaders {
+    this.activityLoaders ??= createActivityLoaders(this.app);
+    return this.activityLoaders;
   }
 }
 
