@@ -1520,7 +1520,7 @@ export type RootMutationTypeCreatePersonArgs = {
 
 export type RootMutationTypeCreatePostArgs = {
   attributedToId: Scalars['ID']['input'];
-  body: Scalars['String']['input'];
+  body?: InputMaybe<Scalars['String']['input']>;
   draft?: InputMaybe<Scalars['Boolean']['input']>;
   language?: InputMaybe<Scalars['String']['input']>;
   picture?: InputMaybe<MediaInput>;
@@ -3312,7 +3312,7 @@ export type RootMutationTypeResolvers<ContextType = GraphQLContext, ParentType e
   createFeedToken?: Resolver<Maybe<ResolversTypes['FeedToken']>, ParentType, ContextType, Partial<RootMutationTypeCreateFeedTokenArgs>>;
   createGroup?: Resolver<Maybe<ResolversTypes['Group']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateGroupArgs, 'openness' | 'preferredUsername' | 'summary' | 'visibility'>>;
   createPerson?: Resolver<Maybe<ResolversTypes['Person']>, ParentType, ContextType, RequireFields<RootMutationTypeCreatePersonArgs, 'name' | 'preferredUsername' | 'summary'>>;
-  createPost?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType, RequireFields<RootMutationTypeCreatePostArgs, 'attributedToId' | 'body' | 'draft' | 'language' | 'tags' | 'title'>>;
+  createPost?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType, RequireFields<RootMutationTypeCreatePostArgs, 'attributedToId' | 'draft' | 'language' | 'tags' | 'title'>>;
   createUser?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<RootMutationTypeCreateUserArgs, 'email' | 'password'>>;
   deleteAccount?: Resolver<Maybe<ResolversTypes['DeletedObject']>, ParentType, ContextType, Partial<RootMutationTypeDeleteAccountArgs>>;
   deleteComment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<RootMutationTypeDeleteCommentArgs, 'commentId'>>;

@@ -39,7 +39,9 @@ export const createPostsDiscussionsActivities: Migration = {
         WHERE visibility = 'PUBLIC' AND NOT draft`,
     );
     await sequelize.query('CREATE INDEX posts_author_idx ON posts (author_id)');
-    await sequelize.query('CREATE INDEX posts_picture_idx ON posts (picture_id) WHERE picture_id IS NOT NULL');
+    await sequelize.query(
+      'CREATE INDEX posts_picture_idx ON posts (picture_id) WHERE picture_id IS NOT NULL',
+    );
     await sequelize.query(`
       CREATE TABLE posts_tags (
         post_id uuid NOT NULL REFERENCES posts (id) ON DELETE CASCADE,
@@ -62,7 +64,9 @@ export const createPostsDiscussionsActivities: Migration = {
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
     // Group.discussions: most recently active first.
-    await sequelize.query('CREATE INDEX discussions_actor_idx ON discussions (actor_id, updated_at DESC, id DESC)');
+    await sequelize.query(
+      'CREATE INDEX discussions_actor_idx ON discussions (actor_id, updated_at DESC, id DESC)',
+    );
     await sequelize.query('CREATE INDEX discussions_creator_idx ON discussions (creator_id)');
     await sequelize.query(
       'CREATE INDEX discussions_last_comment_idx ON discussions (last_comment_id) WHERE last_comment_id IS NOT NULL',
@@ -89,7 +93,9 @@ export const createPostsDiscussionsActivities: Migration = {
         inserted_at timestamptz NOT NULL DEFAULT now()
       )`);
     // Group.activity: newest first, optionally of one type.
-    await sequelize.query('CREATE INDEX activities_group_idx ON activities (group_id, inserted_at DESC, id DESC)');
+    await sequelize.query(
+      'CREATE INDEX activities_group_idx ON activities (group_id, inserted_at DESC, id DESC)',
+    );
     await sequelize.query(
       'CREATE INDEX activities_group_type_idx ON activities (group_id, type, inserted_at DESC, id DESC)',
     );

@@ -35,7 +35,8 @@ interface Entry {
   object: ({ __typename: string } & Record<string, unknown>) | null;
 }
 
-const params = (entry: Entry) => Object.fromEntries(entry.subjectParams.map(({ key, value }) => [key, value]));
+const params = (entry: Entry) =>
+  Object.fromEntries(entry.subjectParams.map(({ key, value }) => [key, value]));
 
 describe('the group activity stream (issue 14 §8)', () => {
   let server: TestServer;
@@ -76,7 +77,11 @@ describe('the group activity stream (issue 14 §8)', () => {
     expect(updated!.object).to.deep.include({ __typename: 'Member', role: 'MODERATOR' });
     const created = elements.at(-1)!;
     expect(created).to.deep.include({ type: 'GROUP', group: { id: group.groupId } });
-    expect(created.object).to.deep.equal({ __typename: 'Group', id: group.groupId, preferredUsername: group.groupName });
+    expect(created.object).to.deep.equal({
+      __typename: 'Group',
+      id: group.groupId,
+      preferredUsername: group.groupName,
+    });
   });
 
   it('records posts, discussions, group events and group updates; filters by type and author', async () => {
@@ -97,15 +102,23 @@ describe('the group activity stream (issue 14 §8)', () => {
       'createDiscussion',
     );
     ok(
-      await group.call('member', `mutation($d: ID!) { replyToDiscussion(discussionId: $d, text: "Yes") { id } }`, {
-        d: discussion.id,
-      }),
+      await group.call(
+        'member',
+        `mutation($d: ID!) { replyToDiscussion(discussionId: $d, text: "Yes") { id } }`,
+        {
+          d: discussion.id,
+        },
+      ),
       'replyToDiscussion',
     );
     ok(
-      await group.call('member', `mutation($d: ID!) { updateDiscussion(discussionId: $d, title: "Plan B") { id } }`, {
-        d: discussion.id,
-      }),
+      await group.call(
+        'member',
+        `mutation($d: ID!) { updateDiscussion(discussionId: $d, title: "Plan B") { id } }`,
+        {
+          d: discussion.id,
+        },
+      ),
       'updateDiscussion',
     );
     const event = ok<{ id: string }>(
@@ -154,12 +167,19 @@ describe('the group activity stream (issue 14 §8)', () => {
     ]);
     const others = await timeline('member', { author: 'BY' });
     expect(others.total + mine.total).to.equal((await timeline('member')).total);
-    expect(others.elements.some((entry) => entry.author?.id === group.people.member.profileId)).to.equal(false);
+    expect(others.elements.some((entry) => entry.author?.id === group.people.member.profileId)).to.equal(
+      false,
+    );
     const paged = await timeline('member', { page: 2, limit: 2 });
-    expect(paged.elements.map((entry) => entry.subject)).to.deep.equal(all.slice(2, 4).map((entry) => entry.subject));
+    expect(paged.elements.map((entry) => entry.subject)).to.deep.equal(
+      all.slice(2, 4).map((entry) => entry.subject),
+    );
 
     // A deleted post stays in the stream, without its object.
-    ok(await group.call('member', `mutation($id: ID!) { deletePost(id: $id) { id } }`, { id: post.id }), 'deletePost');
+    ok(
+      await group.call('member', `mutation($id: ID!) { deletePost(id: $id) { id } }`, { id: post.id }),
+      'deletePost',
+    );
     const [deleted] = (await timeline('member', { type: 'POST' })).elements;
     expect(deleted).to.deep.include({ subject: 'post_deleted', object: null });
   });
@@ -183,12 +203,21 @@ describe('the group activity stream (issue 14 §8)', () => {
       'acceptInvitation',
     );
     ok(
-      await fresh.call('administrator', `mutation($m: ID!) { removeMember(memberId: $m, exclude: true) { id } }`, {
-        m: invited.id,
-      }),
+      await fresh.call(
+        'administrator',
+        `mutation($m: ID!) { removeMember(memberId: $m, exclude: true) { id } }`,
+        {
+          m: invited.id,
+        },
+      ),
       'removeMember',
     );
-    ok(await fresh.call('member', `mutation($g: ID!) { leaveGroup(groupId: $g) { id } }`, { g: fresh.groupId }), 'leaveGroup');
+    ok(
+      await fresh.call('member', `mutation($g: ID!) { leaveGroup(groupId: $g) { id } }`, {
+        g: fresh.groupId,
+      }),
+      'leaveGroup',
+    );
     const stream = ok<{ activity: { elements: Entry[] } }>(
       await fresh.call('administrator', TIMELINE, { n: fresh.groupName, type: 'MEMBER', limit: 4 }),
       'group',

@@ -2,7 +2,8 @@
 export type ActivityKind = 'EVENT' | 'POST' | 'DISCUSSION' | 'RESOURCE' | 'GROUP' | 'MEMBER';
 
 /** What an activity's `object` is, as stored in `object_type` (null once the object is gone). */
-export type ActivityObjectType = 'event' | 'post' | 'discussion' | 'resource' | 'group' | 'member' | 'comment';
+export type ActivityObjectType =
+  'event' | 'post' | 'discussion' | 'resource' | 'group' | 'member' | 'comment';
 
 /** A recorded action in a group (table `activities`): what resolvers hand to the GraphQL `Activity`. */
 export interface ActivityRow {

@@ -15,7 +15,10 @@ export function createActivityLoaders(app: AppContext): ActivityLoaders {
     members: new DataLoader(async (ids) => {
       const rows = await app.sequelize.query<MemberRow>(
         `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.id = ANY(ARRAY[:ids]::bigint[])`,
-        { type: QueryTypes.SELECT, replacements: { ids: [...ids.filter((id) => /^\d{1,18}$/.test(id)), '0'] } },
+        {
+          type: QueryTypes.SELECT,
+          replacements: { ids: [...ids.filter((id) => /^\d{1,18}$/.test(id)), '0'] },
+        },
       );
       const found = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => found.get(id) ?? null);

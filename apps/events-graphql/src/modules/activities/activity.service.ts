@@ -3,7 +3,12 @@ import type { Actor } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { EventRow } from '../events/event-row.js';
 import type { MemberRole, MemberRow } from '../members/member-row.js';
-import { ACTIVITY_COLUMNS, type ActivityKind, type ActivityObjectType, type ActivityRow } from './activity-row.js';
+import {
+  ACTIVITY_COLUMNS,
+  type ActivityKind,
+  type ActivityObjectType,
+  type ActivityRow,
+} from './activity-row.js';
 
 /** The reference's member subjects (its activity renderer names each). */
 export type MemberActivitySubject =
@@ -78,10 +83,15 @@ export class ActivityService implements MemberActivityRecorder, GroupActivityRec
     transaction: Transaction,
     oldRole?: MemberRole,
   ): Promise<void> {
-    const [person] = await this.options.sequelize.query<{ username: string; domain: string | null; name: string }>(
-      'SELECT username, domain, display_name AS name FROM actors WHERE id = :id',
-      { type: QueryTypes.SELECT, transaction, replacements: { id: member.actorId } },
-    );
+    const [person] = await this.options.sequelize.query<{
+      username: string;
+      domain: string | null;
+      name: string;
+    }>('SELECT username, domain, display_name AS name FROM actors WHERE id = :id', {
+      type: QueryTypes.SELECT,
+      transaction,
+      replacements: { id: member.actorId },
+    });
     await this.record(
       {
         type: 'MEMBER',
@@ -150,7 +160,9 @@ export class ActivityService implements MemberActivityRecorder, GroupActivityRec
 
   async record(entry: NewActivity, transaction?: Transaction): Promise<void> {
     const params = Object.fromEntries(
-      Object.entries(entry.subjectParams).filter((pair): pair is [string, string] => typeof pair[1] === 'string'),
+      Object.entries(entry.subjectParams).filter(
+        (pair): pair is [string, string] => typeof pair[1] === 'string',
+      ),
     );
     await this.options.sequelize.query(
       `INSERT INTO activities (type, subject, subject_params, group_id, author_id, object_type, object_id)

@@ -3,7 +3,8 @@ import { gql, ok, signedInAccount, type GraphQLResponse } from '../../testing/gr
 import type { TestServer } from '../../testing/test-server.js';
 
 /** The callers of the auth matrix (issue 14): the group's roles, an outsider, an instance moderator. */
-export type Caller = 'anonymous' | 'member' | 'moderator' | 'administrator' | 'outsider' | 'instanceModerator';
+export type Caller =
+  'anonymous' | 'member' | 'moderator' | 'administrator' | 'outsider' | 'instanceModerator';
 
 export interface Profile {
   token: string;

@@ -36,7 +36,10 @@ export function createDiscussionLoaders(app: AppContext): DiscussionLoaders {
     byId: new DataLoader(async (ids) => {
       const rows = await sequelize.query<DiscussionRow>(
         `SELECT ${DISCUSSION_COLUMNS} FROM discussions d WHERE d.id = ANY(ARRAY[:ids]::bigint[])`,
-        { type: QueryTypes.SELECT, replacements: { ids: [...ids.filter((id) => /^\d{1,18}$/.test(id)), '0'] } },
+        {
+          type: QueryTypes.SELECT,
+          replacements: { ids: [...ids.filter((id) => /^\d{1,18}$/.test(id)), '0'] },
+        },
       );
       const found = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => found.get(id) ?? null);

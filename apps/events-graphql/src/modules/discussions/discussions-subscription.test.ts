@@ -107,12 +107,19 @@ describe('discussionCommentChanged across processes and over both wires', () => 
       actor: { id: group.people.moderator.profileId, preferredUsername: group.people.moderator.username },
     });
     ok(
-      await group.call('member', `mutation($d: ID!) { updateDiscussion(discussionId: $d, title: "New") { id } }`, {
-        d: discussion.id,
-      }),
+      await group.call(
+        'member',
+        `mutation($d: ID!) { updateDiscussion(discussionId: $d, title: "New") { id } }`,
+        {
+          d: discussion.id,
+        },
+      ),
       'updateDiscussion',
     );
-    ok(await group.call('administrator', REPLY, { d: discussion.id, text: 'Second answer' }), 'replyToDiscussion');
+    ok(
+      await group.call('administrator', REPLY, { d: discussion.id, text: 'Second answer' }),
+      'replyToDiscussion',
+    );
     expect((await nextPush(2)).lastComment.text).to.equal('Second answer');
     expect(pushed).to.have.lengthOf(2);
     expect(failures).to.deep.equal([]);
@@ -126,9 +133,13 @@ describe('discussionCommentChanged across processes and over both wires', () => 
     const socket = phoenixSocket(other.url, { token: group.people.administrator.token });
     sockets.push(socket);
     const absinthe = AbsintheSocket.create(socket);
-    const subscription = absintheSubscribe<{ data: { discussionCommentChanged: Pushed } }>(absinthe, CHANGED, {
-      slug: discussion.slug,
-    });
+    const subscription = absintheSubscribe<{ data: { discussionCommentChanged: Pushed } }>(
+      absinthe,
+      CHANGED,
+      {
+        slug: discussion.slug,
+      },
+    );
     expect(await subscription.started).to.match(/^__absinthe__:doc:/);
     ok(await group.call('member', REPLY, { d: discussion.id, text: 'Over Phoenix' }), 'replyToDiscussion');
     const result = await subscription.next();

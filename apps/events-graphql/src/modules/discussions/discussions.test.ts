@@ -54,7 +54,10 @@ describe('group discussions (issue 14 §5, behaviour 28)', () => {
       'replyToDiscussion',
     );
     expect(ok<Discussion>(first, 'replyToDiscussion').lastComment.text).to.equal('Tuesday');
-    expect(second.lastComment).to.deep.include({ text: 'Wednesday', actor: { id: group.people.administrator.profileId } });
+    expect(second.lastComment).to.deep.include({
+      text: 'Wednesday',
+      actor: { id: group.people.administrator.profileId },
+    });
 
     const read = ok<Discussion & { comments: { total: number; elements: Array<{ text: string }> } }>(
       await group.call('member', BY_SLUG, { slug: discussion.slug, page: 1, limit: 2 }),
@@ -67,23 +70,31 @@ describe('group discussions (issue 14 §5, behaviour 28)', () => {
       'discussion',
     );
     expect(secondPage.comments.elements.map((c) => c.text)).to.deep.equal(['Wednesday']);
-    expect(ok<{ title: string }>(await group.call('moderator', BY_ID, { id: discussion.id }), 'discussion').title)
-      .to.equal('Next meeting');
+    expect(
+      ok<{ title: string }>(await group.call('moderator', BY_ID, { id: discussion.id }), 'discussion').title,
+    ).to.equal('Next meeting');
 
-    const list = ok<{ discussions: { total: number; elements: Array<{ id: string; lastComment: { text: string } }> } }>(
-      await group.call('member', LIST, { n: group.groupName }),
-      'group',
-    ).discussions;
-    expect(list.elements[0]).to.deep.equal({ id: discussion.id, title: 'Next meeting', lastComment: { text: 'Wednesday' } });
+    const list = ok<{
+      discussions: { total: number; elements: Array<{ id: string; lastComment: { text: string } }> };
+    }>(await group.call('member', LIST, { n: group.groupName }), 'group').discussions;
+    expect(list.elements[0]).to.deep.equal({
+      id: discussion.id,
+      title: 'Next meeting',
+      lastComment: { text: 'Wednesday' },
+    });
   });
 
   it('behaviour 28: anonymous callers get `unauthenticated`, outsiders and not-approved members `unauthorized`', async () => {
     const discussion = await open('administrator', 'Members only');
     const pending = await groupFixture(server, 'pend');
     // A profile whose request waits (a MODERATED group) is no member.
-    await group.call('administrator', `mutation($g: ID!) { updateGroup(id: $g, openness: MODERATED) { id } }`, {
-      g: group.groupId,
-    });
+    await group.call(
+      'administrator',
+      `mutation($g: ID!) { updateGroup(id: $g, openness: MODERATED) { id } }`,
+      {
+        g: group.groupId,
+      },
+    );
     const joined = await pending.call('outsider', `mutation($g: ID!) { joinGroup(groupId: $g) { role } }`, {
       g: group.groupId,
     });
@@ -139,9 +150,9 @@ describe('group discussions (issue 14 §5, behaviour 28)', () => {
         'updateDiscussion',
       );
       expect(renamed).to.deep.include({ title: `Renamed by ${who}`, slug: discussion.slug });
-      expect(ok<{ id: string }>(await group.call(who, DELETE, { d: discussion.id }), 'deleteDiscussion').id).to.equal(
-        discussion.id,
-      );
+      expect(
+        ok<{ id: string }>(await group.call(who, DELETE, { d: discussion.id }), 'deleteDiscussion').id,
+      ).to.equal(discussion.id);
       expect(firstError(await group.call(who, BY_ID, { id: discussion.id }))).to.include({
         message: 'Discussion not found',
         code: 'discussion_not_found',
@@ -155,18 +166,26 @@ describe('group discussions (issue 14 §5, behaviour 28)', () => {
   });
 
   it('bad input: the reference messages, nothing half-written', async () => {
-    const [before] = await server.ctx.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM discussions', {
-      type: QueryTypes.SELECT,
-    });
-    const blankTitle = firstError(await group.call('member', CREATE, { g: group.groupId, title: ' ', text: 'x' }));
+    const [before] = await server.ctx.sequelize.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM discussions',
+      {
+        type: QueryTypes.SELECT,
+      },
+    );
+    const blankTitle = firstError(
+      await group.call('member', CREATE, { g: group.groupId, title: ' ', text: 'x' }),
+    );
     expect(blankTitle).to.include({ code: 'validation', field: 'title' });
     const blankText = firstError(
       await group.call('member', CREATE, { g: group.groupId, title: 'Empty', text: '<p></p>' }),
     );
     expect(blankText).to.include({ code: 'validation', field: 'text' });
-    const [after] = await server.ctx.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM discussions', {
-      type: QueryTypes.SELECT,
-    });
+    const [after] = await server.ctx.sequelize.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM discussions',
+      {
+        type: QueryTypes.SELECT,
+      },
+    );
     expect(after!.n).to.equal(before!.n);
     expect(firstError(await group.call('member', `query { discussion { id } }`))['message']).to.equal(
       'You must provide either an ID or a slug to access a discussion',

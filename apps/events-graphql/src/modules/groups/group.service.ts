@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { GroupActivityRecorder } from '../activities/activity.service.js';
 import { isRowId } from '@agora/db';
 import { BadInput, Conflict, Forbidden, NotFound } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import type { Actor, ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { GroupActivityRecorder } from '../activities/activity.service.js';
 import type { AddressInput } from '../events/event.service.js';
 import { roleInGroup } from '../members/member-roles.js';
 import { isAdministratorRole } from '../members/member-row.js';
@@ -199,7 +199,9 @@ export class GroupService {
         changed: [
           ...(patch.name !== undefined && patch.name !== group.displayName ? ['name'] : []),
           ...(summary !== undefined && summary !== group.summary ? ['summary'] : []),
-          ...(patch.visibility !== undefined && patch.visibility !== details.visibility ? ['visibility'] : []),
+          ...(patch.visibility !== undefined && patch.visibility !== details.visibility
+            ? ['visibility']
+            : []),
           ...(patch.openness !== undefined && patch.openness !== details.openness ? ['openness'] : []),
           ...(patch.physicalAddress !== undefined ? ['address'] : []),
           ...(pictures ? ['pictures'] : []),

@@ -4,6 +4,7 @@ import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/
 import type { SessionUser } from '@agora/auth';
 import type { Actor, ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { MemberActivityRecorder, MemberActivitySubject } from '../activities/activity.service.js';
 import { groupNotFound } from '../groups/group.service.js';
 import type { MemberMails } from './member-mails.js';
 import {
@@ -15,7 +16,6 @@ import {
   type MemberRow,
 } from './member-row.js';
 import { publishMembershipChange } from './membership-changes.js';
-import type { MemberActivitySubject, MemberActivityRecorder } from '../activities/activity.service.js';
 
 /** The reference's texts (plain-string refusals there: `unknown_error`, status_code 500). */
 export const MEMBER_MESSAGES = {
@@ -78,7 +78,12 @@ export class MemberService {
         null,
         transaction,
       );
-      await this.activity(openness === 'OPEN' ? 'member_joined' : 'member_request', joined, actor.id, transaction);
+      await this.activity(
+        openness === 'OPEN' ? 'member_joined' : 'member_request',
+        joined,
+        actor.id,
+        transaction,
+      );
       return joined;
     });
     await this.changed(member);

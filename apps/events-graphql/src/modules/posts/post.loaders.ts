@@ -31,7 +31,10 @@ export function createPostLoaders(app: AppContext): PostLoaders {
       const uuids = ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
       const rows = await sequelize.query<PostRow>(
         `SELECT ${POST_COLUMNS} FROM posts p WHERE p.id = ANY(ARRAY[:ids]::uuid[])`,
-        { type: QueryTypes.SELECT, replacements: { ids: [...uuids, '00000000-0000-0000-0000-000000000000'] } },
+        {
+          type: QueryTypes.SELECT,
+          replacements: { ids: [...uuids, '00000000-0000-0000-0000-000000000000'] },
+        },
       );
       const found = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => found.get(id) ?? null);

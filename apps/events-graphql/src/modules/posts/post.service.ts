@@ -196,7 +196,10 @@ export class PostService {
     );
     if (!post) throw postNotFound();
     if (!post.draft && post.visibility !== 'PRIVATE') return post;
-    if (reader.actorId && isMemberRole(await this.options.roles.ofActor(reader.actorId, post.attributedToId))) {
+    if (
+      reader.actorId &&
+      isMemberRole(await this.options.roles.ofActor(reader.actorId, post.attributedToId))
+    ) {
       return post;
     }
     throw postNotFound();
@@ -233,7 +236,13 @@ export class PostService {
     transaction: Transaction,
   ): Promise<string> {
     if ('existing' in choice) return choice.existing.id;
-    const media = await this.options.media.commit(choice.staged, groupId, user.id, choice.details, transaction);
+    const media = await this.options.media.commit(
+      choice.staged,
+      groupId,
+      user.id,
+      choice.details,
+      transaction,
+    );
     return String(media.id);
   }
 

@@ -95,7 +95,9 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
       ).posts;
       expect(page.total, who).to.equal(1);
       expect(page.elements.map((post) => post.id)).to.deep.equal([published.id]);
-      expect(ok<{ id: string }>(await fresh.call(who, POST, { slug: unlisted.slug }), 'post').id).to.equal(unlisted.id);
+      expect(ok<{ id: string }>(await fresh.call(who, POST, { slug: unlisted.slug }), 'post').id).to.equal(
+        unlisted.id,
+      );
       for (const hidden of [secret, draft]) {
         const error = firstError(await fresh.call(who, POST, { slug: hidden.slug }));
         expect(error).to.include({ message: 'Post not found', code: 'post_not_found', status_code: 404 });
@@ -112,7 +114,9 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
     }
     for (const who of ['member', 'administrator'] as const) {
       for (const post of [secret, draft]) {
-        expect(ok<{ id: string }>(await fresh.call(who, POST, { slug: post.slug }), 'post').id).to.equal(post.id);
+        expect(ok<{ id: string }>(await fresh.call(who, POST, { slug: post.slug }), 'post').id).to.equal(
+          post.id,
+        );
       }
     }
   });
@@ -145,7 +149,10 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
           );
         }
         // Nothing was changed.
-        const still = ok<{ title: string }>(await group.call('administrator', POST, { slug: target.slug }), 'post');
+        const still = ok<{ title: string }>(
+          await group.call('administrator', POST, { slug: target.slug }),
+          'post',
+        );
         expect(still.title).to.equal(`Target for ${who}`);
       }
     }
@@ -153,23 +160,24 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
 
   it('bad input gets the reference messages and leaves nothing behind', async () => {
     // createPost without attributedToId: refused by the document's validation.
-    const missing = await group.call(
-      'member',
-      `mutation { createPost(title: "x", body: "y") { id } }`,
-    );
+    const missing = await group.call('member', `mutation { createPost(title: "x", body: "y") { id } }`);
     expect(firstError(missing)['message']).to.match(/attributedToId/);
     expect(firstError(await group.call('member', DELETE, { id: '42' }))['message']).to.equal(
       'Post ID is not a valid ID',
     );
     expect(
-      firstError(await group.call('member', DELETE, { id: '6c1e8d4a-2a2f-4f3e-9d7b-1b2c3d4e5f60' }))['message'],
-    ).to.equal("Post doesn't exist");
-    expect(
-      firstError(await group.call('member', UPDATE, { id: '6c1e8d4a-2a2f-4f3e-9d7b-1b2c3d4e5f60', title: 'x' }))[
+      firstError(await group.call('member', DELETE, { id: '6c1e8d4a-2a2f-4f3e-9d7b-1b2c3d4e5f60' }))[
         'message'
       ],
     ).to.equal("Post doesn't exist");
-    const blank = firstError(await group.call('member', CREATE, { g: group.groupId, title: '  ', body: 'x' }));
+    expect(
+      firstError(
+        await group.call('member', UPDATE, { id: '6c1e8d4a-2a2f-4f3e-9d7b-1b2c3d4e5f60', title: 'x' }),
+      )['message'],
+    ).to.equal("Post doesn't exist");
+    const blank = firstError(
+      await group.call('member', CREATE, { g: group.groupId, title: '  ', body: 'x' }),
+    );
     expect(blank).to.include({ code: 'validation', field: 'title' });
     expect(blank['message']).to.deep.equal(['A title is required for the post']);
     const empty = firstError(
@@ -180,7 +188,9 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
     const unknownGroup = await group.call('member', CREATE, { g: '99999999', title: 'x', body: 'y' });
     expect(firstError(unknownGroup)['message']).to.equal('Profile is not member of group');
     const page = ok<{ posts: { elements: Array<{ title: string }> } }>(
-      await group.call('administrator', GROUP_POSTS.replace('posts {', 'posts(limit: 100) {'), { n: group.groupName }),
+      await group.call('administrator', GROUP_POSTS.replace('posts {', 'posts(limit: 100) {'), {
+        n: group.groupName,
+      }),
       'group',
     ).posts;
     expect(page.elements.map((post) => post.title)).to.not.include('Empty');
@@ -196,7 +206,10 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
       visibility: string;
       publishAt: string | null;
       tags: Array<{ title: string }>;
-    }>(await group.call('moderator', UPDATE, { id: draft.id, draft: false, tags: ['Two', 'Three'] }), 'updatePost');
+    }>(
+      await group.call('moderator', UPDATE, { id: draft.id, draft: false, tags: ['Two', 'Three'] }),
+      'updatePost',
+    );
     expect(published).to.include({ slug: draft.slug, title: 'Later', draft: false, visibility: 'PUBLIC' });
     expect(published.publishAt).to.be.a('string');
     expect(published.tags.map((tag) => tag.title)).to.have.members(['Two', 'Three']);
@@ -205,8 +218,10 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
     );
   });
 
-  it('a picture as events take theirs: uploaded with the multipart request, owned by the group; another user\'s media refused', async () => {
-    const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 10, g: 90, b: 160 } } })
+  it("a picture as events take theirs: uploaded with the multipart request, owned by the group; another user's media refused", async () => {
+    const bytes = await sharp({
+      create: { width: 40, height: 30, channels: 3, background: { r: 10, g: 90, b: 160 } },
+    })
       .png()
       .toBuffer();
     const form = new FormData();
@@ -230,7 +245,10 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
         body: form,
       }),
     );
-    const post = ok<{ id: string; picture: { id: string; url: string; name: string } }>(response, 'createPost');
+    const post = ok<{ id: string; picture: { id: string; url: string; name: string } }>(
+      response,
+      'createPost',
+    );
     expect(post.picture.name).to.equal('cover.png');
     const served = await fetch(post.picture.url);
     expect(served.status).to.equal(200);
@@ -240,8 +258,12 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
     );
     expect(owner!.actorId).to.equal(group.groupId);
     // The outsider's own group cannot take a media of the member's user.
-    const refused = await group.call('administrator', `mutation($id: ID!, $p: MediaInput) {
-      updatePost(id: $id, picture: $p) { id } }`, { id: post.id, p: { mediaId: post.picture.id } });
+    const refused = await group.call(
+      'administrator',
+      `mutation($id: ID!, $p: MediaInput) {
+      updatePost(id: $id, picture: $p) { id } }`,
+      { id: post.id, p: { mediaId: post.picture.id } },
+    );
     expect(firstError(refused)['status_code']).to.equal(403);
   });
 });

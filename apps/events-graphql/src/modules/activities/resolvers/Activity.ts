@@ -26,8 +26,7 @@ async function activityObject(activity: ActivityRow, ctx: GraphQLContext) {
 
 // id, type, subject and insertedAt are read as stored.
 export const Activity: ActivityResolvers = {
-  subjectParams: (activity) =>
-    Object.entries(activity.subjectParams).map(([key, value]) => ({ key, value })),
+  subjectParams: (activity) => Object.entries(activity.subjectParams).map(([key, value]) => ({ key, value })),
   // The reference words activities in its client; the server sends no message.
   message: () => null,
   messageParams: () => [],

@@ -13,7 +13,8 @@ import type { AuthorFilter } from '../activity.service.js';
 export const Group: Pick<GroupResolvers, 'activity'> = {
   activity: async (group, { type, author, page, limit }, ctx) => {
     const caller = await groupViewer(ctx, group.id);
-    if (!caller.signedIn) throw new Unauthenticated('Not authorized to access object paginated_activity_list');
+    if (!caller.signedIn)
+      throw new Unauthenticated('Not authorized to access object paginated_activity_list');
     if (!isMemberRole(caller.role) && !caller.instanceModerator) throw new Forbidden();
     const profile = await viewerProfile(ctx);
     let filter: AuthorFilter = null;

@@ -10,7 +10,8 @@ import { isMemberRole } from '../../members/member-row.js';
 export const Group: Pick<GroupResolvers, 'discussions'> = {
   discussions: async (group, { page, limit }, ctx) => {
     const caller = await groupViewer(ctx, group.id);
-    if (!caller.signedIn) throw new Unauthenticated('Not authorized to access object paginated_discussion_list');
+    if (!caller.signedIn)
+      throw new Unauthenticated('Not authorized to access object paginated_discussion_list');
     if (!isMemberRole(caller.role)) return { elements: [], total: 0 };
     return ctx.loaders.discussions.ofGroup.load({
       parentId: group.id,

@@ -2,7 +2,8 @@ import type { PostResolvers } from '../../../graphql/resolvers-types.generated.j
 
 // id, slug, url, title, body, draft, visibility, language, publishAt, insertedAt, updatedAt are read as stored.
 export const Post: PostResolvers = {
-  author: (post, _args, ctx) => (post.authorId === null ? null : ctx.loaders.persons.actors.load(post.authorId)),
+  author: (post, _args, ctx) =>
+    post.authorId === null ? null : ctx.loaders.persons.actors.load(post.authorId),
   attributedTo: (post, _args, ctx) => ctx.loaders.persons.actors.load(post.attributedToId),
   picture: (post, _args, ctx) =>
     post.pictureId === null ? null : ctx.loaders.events.pictures.load(post.pictureId),

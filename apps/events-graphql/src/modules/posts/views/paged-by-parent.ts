@@ -31,7 +31,10 @@ export interface PagedQuery {
  * A DataLoader of pages of child rows by parent: parents asked for the same scope and page share two
  * queries (the rows ranked per parent, and the counts), so a list of groups costs no query per group.
  */
-export function pagedByParent<T>(sequelize: Sequelize, query: PagedQuery): DataLoader<PageKey, Page<T>, string> {
+export function pagedByParent<T>(
+  sequelize: Sequelize,
+  query: PagedQuery,
+): DataLoader<PageKey, Page<T>, string> {
   const batchKey = (key: PageKey) => JSON.stringify([key.scope, key.page, key.limit]);
   const cacheKey = (key: PageKey) => `${batchKey(key)}:${key.parentId}`;
   return new DataLoader(

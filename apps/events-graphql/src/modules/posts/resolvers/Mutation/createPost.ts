@@ -11,6 +11,6 @@ export const createPost: RootMutationTypeResolvers['createPost'] = async (_paren
     ...(await postInput(ctx, user.id, args)),
     attributedToId: args.attributedToId,
     title: args.title,
-    body: args.body,
+    body: args.body ?? '',
   });
 };
