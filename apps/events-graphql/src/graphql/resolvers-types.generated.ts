@@ -1315,7 +1315,7 @@ export type RootMutationType = {
   createGroup: Maybe<Group>;
   /** Add a profile to the signed-in user */
   createPerson: Maybe<Person>;
-  /** A member of a group writes a post attributed to the group (as the caller's default profile) */
+  /** A member of a group writes a post attributed to the group (as the caller's default profile); a later publishAt schedules it for non-members; language: detected when not given */
   createPost: Maybe<Post>;
   /** Register; a confirmation link is sent by email */
   createUser: Maybe<User>;
@@ -1878,7 +1878,7 @@ export type RootQueryType = {
   person: Maybe<Person>;
   /** Profiles, for instance moderators */
   persons: Maybe<PaginatedPersonList>;
-  /** A post by its slug: published PUBLIC and UNLISTED ones for anyone, every one for its group's members */
+  /** A post by its slug: published PUBLIC and UNLISTED ones for anyone (once their publishAt has come), every one for its group's members */
   post: Maybe<Post>;
   /** Profiles matching a term in their username or display name, for instance moderators */
   searchPersons: Maybe<Persons>;

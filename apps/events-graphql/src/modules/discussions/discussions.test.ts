@@ -201,4 +201,56 @@ describe('group discussions (issue 14 §5, behaviour 28)', () => {
       'Discussion not found',
     );
   });
+
+  it('its messages are comments: their authors edit and delete them (a tombstone stays), nobody else; never served over ActivityPub', async () => {
+    const discussion = await open('member', 'Comments inside');
+    const reply = ok<Discussion>(
+      await group.call('moderator', REPLY, { d: discussion.id, text: 'To be edited' }),
+      'replyToDiscussion',
+    ).lastComment;
+    const edited = ok<{ text: string }>(
+      await group.call(
+        'moderator',
+        `mutation($c: ID!) { updateComment(commentId: $c, text: "Edited") { text } }`,
+        {
+          c: reply.id,
+        },
+      ),
+      'updateComment',
+    );
+    expect(edited.text).to.equal('Edited');
+    const foreign = await group.call('member', `mutation($c: ID!) { deleteComment(commentId: $c) { id } }`, {
+      c: reply.id,
+    });
+    expect(firstError(foreign)['message']).to.equal('You cannot delete this comment');
+    ok(
+      await group.call('moderator', `mutation($c: ID!) { deleteComment(commentId: $c) { id } }`, {
+        c: reply.id,
+      }),
+      'deleteComment',
+    );
+    const read = ok<{ lastComment: { id: string; text: string | null; deletedAt: string | null } }>(
+      await group.call('member', BY_SLUG, { slug: discussion.slug }),
+      'discussion',
+    );
+    expect(read.lastComment).to.deep.include({ id: reply.id, text: null });
+    expect(read.lastComment.deletedAt).to.be.a('string');
+
+    const [row] = await server.ctx.sequelize.query<{ uuid: string }>(
+      'SELECT uuid::text AS uuid FROM comments WHERE discussion_id = :id ORDER BY id LIMIT 1',
+      { type: QueryTypes.SELECT, replacements: { id: discussion.id } },
+    );
+    const served = await fetch(`${server.url}/comments/${row!.uuid}`, {
+      headers: { accept: 'application/activity+json' },
+    });
+    expect(served.status).to.equal(404);
+    // Nor is it an event thread's.
+    const thread = ok<unknown[]>(
+      await group.call('anonymous', `query($id: ID!) { thread(id: $id) { id } }`, {
+        id: discussion.lastComment.id,
+      }),
+      'thread',
+    );
+    expect(thread).to.deep.equal([]);
+  });
 });

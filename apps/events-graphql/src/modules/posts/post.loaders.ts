@@ -23,7 +23,9 @@ export function createPostLoaders(app: AppContext): PostLoaders {
       columns: POST_COLUMNS,
       from: 'FROM posts p',
       parentColumn: 'p.attributed_to_id',
-      where: (scope) => (scope === 'members' ? '' : `p.visibility = 'PUBLIC' AND NOT p.draft`),
+      // Non-members: published PUBLIC posts whose publishAt has come (posts_public_idx).
+      where: (scope) =>
+        scope === 'members' ? '' : `p.visibility = 'PUBLIC' AND NOT p.draft AND p.publish_at <= now()`,
       // Drafts first (no publication date), then the newest published.
       order: 'p.publish_at DESC NULLS FIRST, p.inserted_at DESC, p.id',
     }),

@@ -5,6 +5,7 @@ import { sanitizeRemoteHtml, type Actor } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ActivityService } from '../activities/activity.service.js';
 import { commentLanguage } from '../comments/comment.service.js';
+import { detectLanguage } from '../events/event-language.js';
 import { tagSlug } from '../events/event-tags.js';
 import type { MediaService, PictureChoice, StagedMedia } from '../media/media.service.js';
 import type { GroupRoles } from '../members/group-roles.js';
@@ -77,7 +78,7 @@ export class PostService {
     await this.requireMember(author.id, input.attributedToId);
     const title = postTitle(input.title);
     const body = postBody(input.body);
-    const language = commentLanguage(input.language) ?? 'und';
+    const language = postLanguage(input.language, title, body);
     const draft = input.draft ?? false;
     const id = randomUUID();
     const slug = postSlug(title, id);
@@ -127,9 +128,8 @@ export class PostService {
     if (groupId !== post.attributedToId) await this.requireMember(actor.id, groupId);
     const title = changes.title == null ? post.title : postTitle(changes.title);
     const body = changes.body == null ? post.body : postBody(changes.body);
-    // The language argument defaults to "und" (as the reference's does): only a real one changes it.
-    const given = commentLanguage(changes.language);
-    const language = given === null || given === 'und' ? post.language : given;
+    // The language argument defaults to "und" (as the reference's does): then it is detected again.
+    const language = postLanguage(changes.language, title, body);
     const draft = changes.draft ?? post.draft;
     const publishAt = draft
       ? null
@@ -195,7 +195,7 @@ export class PostService {
       { type: QueryTypes.SELECT, replacements: { slug } },
     );
     if (!post) throw postNotFound();
-    if (!post.draft && post.visibility !== 'PRIVATE') return post;
+    if (isPublished(post) && post.visibility !== 'PRIVATE') return post;
     if (
       reader.actorId &&
       isMemberRole(await this.options.roles.ofActor(reader.actorId, post.attributedToId))
@@ -293,6 +293,11 @@ export class PostService {
   }
 }
 
+/** Published: not a draft, and its `publishAt` has come (a later one schedules it for non-members). */
+export function isPublished(post: PostRow, now: Date = new Date()): boolean {
+  return !post.draft && post.publishAt !== null && post.publishAt.getTime() <= now.getTime();
+}
+
 export function postNotFound(): NotFound {
   return new NotFound(POST_MESSAGES.notFound, { code: 'post_not_found' });
 }
@@ -311,6 +316,12 @@ function postBody(raw: string): string {
     throw field('body', POST_MESSAGES.bodyRequired);
   }
   return body;
+}
+
+/** The language given (a BCP 47 tag), else detected from the text, as the reference does ("und" = not given). */
+function postLanguage(given: string | null | undefined, title: string, body: string): string {
+  const tag = commentLanguage(given);
+  return tag && tag !== 'und' ? tag : detectLanguage(title, body);
 }
 
 /** Tags as given, one per slug, the first spelling kept. */

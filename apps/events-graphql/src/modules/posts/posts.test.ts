@@ -67,7 +67,6 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
     expect(post.body).to.equal('<p>Ordre du jour</p>');
     expect(post.draft).to.equal(false);
     expect(post.visibility).to.equal('PUBLIC');
-    expect(post.language).to.equal('und');
     expect(post.publishAt).to.be.a('string');
     expect(post.author.id).to.equal(group.people.member.profileId);
     expect(post.attributedTo).to.deep.equal({ id: group.groupId, preferredUsername: group.groupName });
@@ -265,5 +264,70 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
       { id: post.id, p: { mediaId: post.picture.id } },
     );
     expect(firstError(refused)['status_code']).to.equal(403);
+  });
+
+  it('language: the one given wins, else it is detected from the title and body; a malformed one is refused', async () => {
+    const english = await create('member', {
+      title: 'Our garden needs volunteers',
+      body: '<p>We are looking for people who would like to help with the vegetable garden every Saturday morning this spring.</p>',
+    });
+    expect(english.language).to.equal('en');
+    const given = ok<{ language: string }>(
+      await group.call(
+        'member',
+        `mutation($g: ID!) { createPost(attributedToId: $g, title: "Hello", body: "Hello world", language: "fr") { language } }`,
+        { g: group.groupId },
+      ),
+      'createPost',
+    );
+    expect(given.language).to.equal('fr');
+    const malformed = firstError(
+      await group.call(
+        'member',
+        `mutation($g: ID!) { createPost(attributedToId: $g, title: "Hello", body: "x", language: "not a tag") { id } }`,
+        { g: group.groupId },
+      ),
+    );
+    expect(malformed).to.include({ code: 'validation', field: 'language' });
+  });
+
+  it('a later publishAt schedules the post: hidden from non-members until then, listed for members', async () => {
+    const fresh = await groupFixture(server, 'sched');
+    const later = new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000).toISOString();
+    const scheduled = ok<CreatedPost>(
+      await fresh.call('member', CREATE, {
+        g: fresh.groupId,
+        title: 'Tomorrow',
+        body: 'Soon',
+        publishAt: later,
+      }),
+      'createPost',
+    );
+    expect(new Date(scheduled.publishAt!).toISOString()).to.equal(later);
+    expect(firstError(await fresh.call('anonymous', POST, { slug: scheduled.slug }))['message']).to.equal(
+      'Post not found',
+    );
+    const outside = ok<{ posts: { total: number } }>(
+      await fresh.call('outsider', GROUP_POSTS, { n: fresh.groupName }),
+      'group',
+    );
+    expect(outside.posts.total).to.equal(0);
+    const inside = ok<{ posts: { total: number } }>(
+      await fresh.call('member', GROUP_POSTS, { n: fresh.groupName }),
+      'group',
+    );
+    expect(inside.posts.total).to.equal(1);
+    // Once its time has come (moved to the past here), anyone reads it.
+    ok(
+      await fresh.call(
+        'member',
+        `mutation($id: ID!, $at: DateTime) { updatePost(id: $id, publishAt: $at) { id } }`,
+        { id: scheduled.id, at: new Date(Date.now() - 1000).toISOString() },
+      ),
+      'updatePost',
+    );
+    expect(
+      ok<{ id: string }>(await fresh.call('anonymous', POST, { slug: scheduled.slug }), 'post').id,
+    ).to.equal(scheduled.id);
   });
 });
