@@ -243,4 +243,49 @@ describe('the group activity stream (issue 14 §8)', () => {
       'Not authorized to access object paginated_activity_list',
     );
   });
+
+  it('reads a page of the stream and of posts in a fixed number of queries, however many entries (no N+1)', async () => {
+    const fresh = await groupFixture(server, 'batch');
+    const POSTS = `query($n: String!) { group(preferredUsername: $n) {
+      posts(limit: 100) { total elements { id author { id } attributedTo { id } tags { slug } picture { id } } } } }`;
+    const addPosts = async (count: number) => {
+      for (let index = 0; index < count; index += 1) {
+        const who = (['member', 'moderator', 'administrator'] as const)[index % 3]!;
+        ok(
+          await fresh.call(
+            who,
+            `mutation($g: ID!, $t: String!) { createPost(attributedToId: $g, title: $t, body: "x", tags: [$t]) { id } }`,
+            { g: fresh.groupId, t: `post ${index}` },
+          ),
+          'createPost',
+        );
+        ok(
+          await fresh.call(
+            who,
+            `mutation($g: ID!, $t: String!) { createDiscussion(actorId: $g, title: $t, text: "x") { id } }`,
+            { g: fresh.groupId, t: `talk ${index}` },
+          ),
+          'createDiscussion',
+        );
+      }
+    };
+    const queriesOf = async (query: string) => {
+      let count = 0;
+      server.ctx.sequelize.addHook('afterQuery', 'count-queries', () => {
+        count += 1;
+      });
+      try {
+        ok(await fresh.call('member', query, { n: fresh.groupName, limit: 100 }), 'group');
+      } finally {
+        server.ctx.sequelize.removeHook('afterQuery', 'count-queries');
+      }
+      return count;
+    };
+    await addPosts(3);
+    const fewTimeline = await queriesOf(TIMELINE);
+    const fewPosts = await queriesOf(POSTS);
+    await addPosts(9);
+    expect(await queriesOf(TIMELINE)).to.equal(fewTimeline);
+    expect(await queriesOf(POSTS)).to.equal(fewPosts);
+  });
 });
