@@ -75,14 +75,15 @@ export class PostService {
   constructor(private readonly options: PostServiceOptions) {}
 
   async create(user: SessionUser, author: Actor, input: NewPost): Promise<PostRow> {
-    await this.requireMember(author.id, input.attributedToId);
-    const title = postTitle(input.title);
-    const body = postBody(input.body);
-    const language = postLanguage(input.language, title, body);
-    const draft = input.draft ?? false;
-    const id = randomUUID();
-    const slug = postSlug(title, id);
+    // A staged upload's files go when anything below refuses or fails.
     return this.options.media.withStaged(stagedOf(input.picture), async () => {
+      await this.requireMember(author.id, input.attributedToId);
+      const title = postTitle(input.title);
+      const body = postBody(input.body);
+      const language = postLanguage(input.language, title, body);
+      const draft = input.draft ?? false;
+      const id = randomUUID();
+      const slug = postSlug(title, id);
       const post = await this.options.sequelize.transaction(async (transaction) => {
         const pictureId = input.picture
           ? await this.pictureId(user, input.attributedToId, input.picture, transaction)
@@ -122,6 +123,13 @@ export class PostService {
 
   /** Changes a post of a group the acting profile is a member of; omitted values stay. */
   async update(user: SessionUser, actor: Actor, id: string, changes: PostChanges): Promise<PostRow> {
+    // A staged upload's files go when anything below refuses or fails.
+    return this.options.media.withStaged(stagedOf(changes.picture), () =>
+      this.apply(user, actor, id, changes),
+    );
+  }
+
+  private async apply(user: SessionUser, actor: Actor, id: string, changes: PostChanges): Promise<PostRow> {
     const post = await this.existing(id);
     await this.requireMember(actor.id, post.attributedToId);
     const groupId = changes.attributedToId ?? post.attributedToId;
@@ -136,43 +144,39 @@ export class PostService {
       : changes.publishAt != null
         ? changes.publishAt
         : (post.publishAt ?? new Date());
-    return this.options.media.withStaged(stagedOf(changes.picture), () =>
-      this.options.sequelize.transaction(async (transaction) => {
-        let pictureId = post.pictureId;
-        if (changes.picture !== undefined) {
-          pictureId =
-            changes.picture === null
-              ? null
-              : await this.pictureId(user, groupId, changes.picture, transaction);
-        }
-        const [row] = await this.options.sequelize.query<PostRow>(
-          `UPDATE posts AS p SET title = :title, body = :body, draft = :draft, visibility = :visibility,
+    return this.options.sequelize.transaction(async (transaction) => {
+      let pictureId = post.pictureId;
+      if (changes.picture !== undefined) {
+        pictureId =
+          changes.picture === null ? null : await this.pictureId(user, groupId, changes.picture, transaction);
+      }
+      const [row] = await this.options.sequelize.query<PostRow>(
+        `UPDATE posts AS p SET title = :title, body = :body, draft = :draft, visibility = :visibility,
              language = :language, publish_at = :publishAt, attributed_to_id = :groupId, picture_id = :pictureId,
              updated_at = now()
            WHERE p.id = :id
            RETURNING ${POST_COLUMNS}`,
-          {
-            type: QueryTypes.SELECT,
-            transaction,
-            replacements: {
-              id: post.id,
-              title,
-              body,
-              draft,
-              visibility: changes.visibility ?? post.visibility,
-              language,
-              publishAt,
-              groupId,
-              pictureId,
-            },
+        {
+          type: QueryTypes.SELECT,
+          transaction,
+          replacements: {
+            id: post.id,
+            title,
+            body,
+            draft,
+            visibility: changes.visibility ?? post.visibility,
+            language,
+            publishAt,
+            groupId,
+            pictureId,
           },
-        );
-        if (!row) throw new NotFound(POST_MESSAGES.doesNotExist, REFUSAL);
-        if (changes.tags != null) await this.setTags(post.id, postTags(changes.tags), transaction);
-        await this.recordActivity('post_updated', row, actor.id, transaction);
-        return row;
-      }),
-    );
+        },
+      );
+      if (!row) throw new NotFound(POST_MESSAGES.doesNotExist, REFUSAL);
+      if (changes.tags != null) await this.setTags(post.id, postTags(changes.tags), transaction);
+      await this.recordActivity('post_updated', row, actor.id, transaction);
+      return row;
+    });
   }
 
   async remove(actor: Actor, id: string): Promise<PostRow> {

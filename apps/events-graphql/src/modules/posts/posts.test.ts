@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { QueryTypes } from 'sequelize';
@@ -46,6 +48,43 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
       await group.call(who, CREATE, { g: group.groupId, body: '<p>Hello</p>', ...variables }),
       'createPost',
     );
+
+  /** createPost with a picture uploaded in the same request (the multipart request spec), as `who`. */
+  const uploadPost = async (who: Exclude<Caller, 'anonymous'>) => {
+    const bytes = await sharp({
+      create: { width: 40, height: 30, channels: 3, background: { r: 10, g: 90, b: 160 } },
+    })
+      .png()
+      .toBuffer();
+    const form = new FormData();
+    form.append(
+      'operations',
+      JSON.stringify({
+        query: `mutation($g: ID!, $p: MediaInput) {
+          createPost(attributedToId: $g, title: "Pictured", body: "<p>x</p>", picture: $p) {
+            id picture { id url name }
+          }
+        }`,
+        variables: { g: group.groupId, p: { media: { file: null, name: 'cover.png', alt: 'The cover' } } },
+      }),
+    );
+    form.append('map', JSON.stringify({ 0: ['variables.p.media.file'] }));
+    form.append('0', new Blob([new Uint8Array(bytes)]), 'cover.png');
+    return readGraphQLResponse(
+      await fetch(`${server.url}/api`, {
+        method: 'POST',
+        headers: callHeaders({ token: group.people[who].token }),
+        body: form,
+      }),
+    );
+  };
+  const mediaFiles = async () =>
+    (
+      await readdir(join(server.ctx.config.dataDir, 'media', 'events'), {
+        recursive: true,
+        withFileTypes: true,
+      }).catch(() => [])
+    ).filter((entry) => entry.isFile()).length;
 
   before(async () => {
     server = await startTestServer('posts');
@@ -218,32 +257,7 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
   });
 
   it("a picture as events take theirs: uploaded with the multipart request, owned by the group; another user's media refused", async () => {
-    const bytes = await sharp({
-      create: { width: 40, height: 30, channels: 3, background: { r: 10, g: 90, b: 160 } },
-    })
-      .png()
-      .toBuffer();
-    const form = new FormData();
-    form.append(
-      'operations',
-      JSON.stringify({
-        query: `mutation($g: ID!, $p: MediaInput) {
-          createPost(attributedToId: $g, title: "Pictured", body: "<p>x</p>", picture: $p) {
-            id picture { id url name }
-          }
-        }`,
-        variables: { g: group.groupId, p: { media: { file: null, name: 'cover.png', alt: 'The cover' } } },
-      }),
-    );
-    form.append('map', JSON.stringify({ 0: ['variables.p.media.file'] }));
-    form.append('0', new Blob([new Uint8Array(bytes)]), 'cover.png');
-    const response = await readGraphQLResponse(
-      await fetch(`${server.url}/api`, {
-        method: 'POST',
-        headers: callHeaders({ token: group.people.member.token }),
-        body: form,
-      }),
-    );
+    const response = await uploadPost('member');
     const post = ok<{ id: string; picture: { id: string; url: string; name: string } }>(
       response,
       'createPost',
@@ -264,6 +278,10 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
       { id: post.id, p: { mediaId: post.picture.id } },
     );
     expect(firstError(refused)['status_code']).to.equal(403);
+    // A refused post leaves no uploaded file behind.
+    const files = await mediaFiles();
+    expect(firstError(await uploadPost('outsider'))['message']).to.equal('Profile is not member of group');
+    expect(await mediaFiles()).to.equal(files);
   });
 
   it('language: the one given wins, else it is detected from the title and body; a malformed one is refused', async () => {
