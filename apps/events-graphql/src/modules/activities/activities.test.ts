@@ -175,6 +175,30 @@ describe('the group activity stream (issue 14 §8)', () => {
       all.slice(2, 4).map((entry) => entry.subject),
     );
 
+    // Group events: an update and a deletion are recorded too, the deletion without its object.
+    ok(
+      await group.call(
+        'administrator',
+        `mutation($e: ID!) { updateEvent(eventId: $e, title: "Fair 2") { id } }`,
+        {
+          e: event.id,
+        },
+      ),
+      'updateEvent',
+    );
+    ok(
+      await group.call('administrator', `mutation($e: ID!) { deleteEvent(eventId: $e) { id } }`, {
+        e: event.id,
+      }),
+      'deleteEvent',
+    );
+    const events = (await timeline('member', { type: 'EVENT' })).elements;
+    expect(events.map((entry) => [entry.subject, params(entry)['event_title'], entry.object])).to.deep.equal([
+      ['event_deleted', 'Fair 2', null],
+      ['event_updated', 'Fair 2', null],
+      ['event_created', 'Fair', null],
+    ]);
+
     // A deleted post stays in the stream, without its object.
     ok(
       await group.call('member', `mutation($id: ID!) { deletePost(id: $id) { id } }`, { id: post.id }),
