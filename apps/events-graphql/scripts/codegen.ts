@@ -33,12 +33,14 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
       // Types backed by a stored row (or a module's object) resolve from it: field resolvers read the
       // row itself, so nothing travels hidden on a parent object.
       mappers: {
+        Activity: '../modules/activities/activity-row.js#ActivityRow',
         ActivitySetting: '../modules/users/activity-setting.service.js#ActivitySettingRecord',
         Address: '../modules/events/event-row.js#AddressRow',
         Actor: '../modules/persons/person-parent.js#PersonParent',
         Comment: '../modules/comments/comment-row.js#CommentRow',
         Config: '../modules/config/config.service.js#InstanceConfig',
         Conversation: '../modules/conversations/conversation-row.js#ConversationRow',
+        Discussion: '../modules/discussions/discussion-row.js#DiscussionRow',
         Event: '../modules/events/event-row.js#EventRow',
         FeedToken: '../modules/users/feed-token.service.js#FeedTokenRecord',
         FollowedGroupEvent: '../modules/followers/follower-row.js#FollowedGroupEventRow',
@@ -52,6 +54,7 @@ async function generate(): Promise<Array<{ file: string; content: string }>> {
         ResourceMetadata: '../modules/resources/link-preview.js#LinkMetadata',
         Todo: '../modules/todos/todo-row.js#TodoRow',
         TodoList: '../modules/todos/todo-row.js#TodoListRow',
+        Post: '../modules/posts/post-row.js#PostRow',
         User: '../modules/users/user-parent.js#UserParent',
         UserSettings: '../modules/users/user-parent.js#UserSettingsParent',
       },

@@ -44,6 +44,9 @@ import { MemberService } from './modules/members/member.service.js';
 import { GroupRoles } from './modules/members/group-roles.js';
 import { isOnlyAdministratorSomewhere } from './modules/members/member-roles.js';
 import { FollowService } from './modules/followers/follow.service.js';
+import { ActivityService } from './modules/activities/activity.service.js';
+import { DiscussionService } from './modules/discussions/discussion.service.js';
+import { PostService } from './modules/posts/post.service.js';
 import { contributeGroupStatistics } from './modules/groups/group-statistics.js';
 import { ConversationMails } from './modules/conversations/conversation-mails.js';
 import { ConversationService } from './modules/conversations/conversation.service.js';
@@ -116,6 +119,12 @@ export interface AppServices {
   resources: ResourceService;
   /** Groups' todo lists and todos. */
   todos: TodoService;
+  /** Group posts: members write them, visibility and drafts decide who reads them. */
+  posts: PostService;
+  /** Group discussions: members' threads of comments. */
+  discussions: DiscussionService;
+  /** The group activity stream, recorded by members, groups, posts, discussions and group events. */
+  activities: ActivityService;
   /** Uploaded media: the pipeline, its storage (files served at /media) and their rows. */
   media: MediaService;
   /** Local copies of remote persons' avatars and banners (job `media.cache-remote`). */
@@ -268,9 +277,11 @@ export const AppContext = {
         instanceName: () => instanceConfig.settings().instanceName,
         logger: logger.child({ component: 'announcements' }),
       });
+    const activities = overrides.activities ?? new ActivityService({ sequelize, logger });
     const groups =
       overrides.groups ??
       new GroupService({
+        activities,
         sequelize,
         actors,
         domain: config.http.domain,
@@ -295,6 +306,7 @@ export const AppContext = {
         pubsub,
         logger,
         mails: memberMails,
+        activities,
         publicUrl: config.http.publicUrl,
         domain: config.http.domain,
       });
@@ -356,9 +368,22 @@ export const AppContext = {
           afterUpdate: async (before, after) => {
             await participations.eventUpdated(before, after);
             await eventFederation.eventUpdated(before, after);
+            // A first publication is told by afterPublish (event_created).
+            if (before.publishedAt !== null && after.publishedAt !== null) {
+              await activities.event('event_updated', after);
+            }
           },
-          afterPublish: (event) => eventFederation.eventPublished(event),
-          beforeDelete: (event) => eventFederation.eventDeleting(event),
+          afterPublish: async (event) => {
+            await eventFederation.eventPublished(event);
+            await activities.event('event_created', event);
+          },
+          beforeDelete: async (event) => {
+            const deleted = await eventFederation.eventDeleting(event);
+            return async () => {
+              await deleted();
+              await activities.event('event_deleted', event);
+            };
+          },
           groups: new GroupRoles(sequelize),
           onlyGroupsCanCreateEvents: () => config.instance.restrictions.onlyGroupsCanCreateEvents,
         }),
@@ -393,6 +418,26 @@ export const AppContext = {
           publicUrl: config.http.publicUrl,
         }),
       todos: overrides.todos ?? new TodoService({ sequelize, publicUrl: config.http.publicUrl }),
+      posts:
+        overrides.posts ??
+        new PostService({
+          sequelize,
+          media,
+          roles: new GroupRoles(sequelize),
+          activities,
+          publicUrl: config.http.publicUrl,
+        }),
+      discussions:
+        overrides.discussions ??
+        new DiscussionService({
+          sequelize,
+          roles: new GroupRoles(sequelize),
+          activities,
+          pubsub,
+          logger,
+          publicUrl: config.http.publicUrl,
+        }),
+      activities,
       media,
       remoteMedia,
       jobs,

@@ -1,11 +1,16 @@
 import type { SessionUser } from '@agora/auth';
 import type { AppContext } from '../context.js';
 import type { RequestUploads } from '../http/uploads.js';
+import { createActivityLoaders, type ActivityLoaders } from '../modules/activities/activity.loaders.js';
 import { createCommentLoaders, type CommentLoaders } from '../modules/comments/comment.loaders.js';
 import {
   createConversationLoaders,
   type ConversationLoaders,
 } from '../modules/conversations/conversation.loaders.js';
+import {
+  createDiscussionLoaders,
+  type DiscussionLoaders,
+} from '../modules/discussions/discussion.loaders.js';
 import { createEventLoaders, type EventLoaders } from '../modules/events/event.loaders.js';
 import { createFollowerLoaders, type FollowerLoaders } from '../modules/followers/follower.loaders.js';
 import { createGroupLoaders, type GroupLoaders } from '../modules/groups/group.loaders.js';
@@ -15,6 +20,7 @@ import {
   createParticipationLoaders,
   type ParticipationLoaders,
 } from '../modules/participations/participation.loaders.js';
+import { createPostLoaders, type PostLoaders } from '../modules/posts/post.loaders.js';
 import { createPersonLoaders, type PersonLoaders } from '../modules/persons/person.loaders.js';
 import { createResourceLoaders, type ResourceLoaders } from '../modules/resources/resource.loaders.js';
 import { createTodoLoaders, type TodoLoaders } from '../modules/todos/todo.loaders.js';
@@ -60,6 +66,9 @@ export class RequestLoaders {
   private conversationLoaders: ConversationLoaders | undefined;
   private resourceLoaders: ResourceLoaders | undefined;
   private todoLoaders: TodoLoaders | undefined;
+  private postLoaders: PostLoaders | undefined;
+  private discussionLoaders: DiscussionLoaders | undefined;
+  private activityLoaders: ActivityLoaders | undefined;
 
   constructor(private readonly app: AppContext) {}
 
@@ -121,6 +130,21 @@ export class RequestLoaders {
   get todos(): TodoLoaders {
     this.todoLoaders ??= createTodoLoaders(this.app);
     return this.todoLoaders;
+  }
+
+  get posts(): PostLoaders {
+    this.postLoaders ??= createPostLoaders(this.app);
+    return this.postLoaders;
+  }
+
+  get discussions(): DiscussionLoaders {
+    this.discussionLoaders ??= createDiscussionLoaders(this.app);
+    return this.discussionLoaders;
+  }
+
+  get activities(): ActivityLoaders {
+    this.activityLoaders ??= createActivityLoaders(this.app);
+    return this.activityLoaders;
   }
 }
 

@@ -17,6 +17,7 @@ import { eventDetails } from './20261127090000-event-details.js';
 import { createParticipantExports } from './20261127120000-create-participant-exports.js';
 import { createGroups } from './20261127125000-create-groups.js';
 import { eventAnswerGeneration } from './20261127130000-event-answer-generation.js';
+import { createPostsDiscussionsActivities } from './20261127142000-create-posts-discussions-activities.js';
 import { createResourcesAndTodos } from './20261127143000-create-resources-and-todos.js';
 import { createConversations } from './20261127144000-create-conversations.js';
 
@@ -48,6 +49,7 @@ export function migrationSets(): MigrationSet[] {
         createParticipantExports,
         createGroups,
         eventAnswerGeneration,
+        createPostsDiscussionsActivities,
         createResourcesAndTodos,
         createConversations,
       ],

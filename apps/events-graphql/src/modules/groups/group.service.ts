@@ -4,6 +4,7 @@ import { BadInput, Conflict, Forbidden, NotFound } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import type { Actor, ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { GroupActivityRecorder } from '../activities/activity.service.js';
 import type { AddressInput } from '../events/event.service.js';
 import { roleInGroup } from '../members/member-roles.js';
 import { isAdministratorRole } from '../members/member-row.js';
@@ -66,6 +67,8 @@ export interface GroupServiceOptions {
   publicUrl: string;
   /** The instance's `only_admin_can_create_groups` restriction. */
   onlyAdminCanCreateGroups: () => boolean;
+  /** Records creations and changes in the group's activity stream, in their transaction (issue 14 §8). */
+  activities?: GroupActivityRecorder;
 }
 
 /** The rules of groups: Group actors of the one actor model, with what this service adds to them. */
@@ -129,6 +132,7 @@ export class GroupService {
           },
         );
         if (pictures) await pictures(group, transaction);
+        await this.options.activities?.group('group_created', group, creator.id, transaction);
         return group;
       });
     } catch (error) {
@@ -190,6 +194,23 @@ export class GroupService {
         });
       }
       if (pictures) await pictures(updated, transaction);
+      await this.options.activities?.group('group_updated', updated, actor.id, transaction, {
+        oldName: group.displayName,
+        changed: [
+          ...(patch.name !== undefined && patch.name !== group.displayName ? ['name'] : []),
+          ...(summary !== undefined && summary !== group.summary ? ['summary'] : []),
+          ...(patch.visibility !== undefined && patch.visibility !== details.visibility
+            ? ['visibility']
+            : []),
+          ...(patch.openness !== undefined && patch.openness !== details.openness ? ['openness'] : []),
+          ...(patch.physicalAddress !== undefined ? ['address'] : []),
+          ...(pictures ? ['pictures'] : []),
+          ...(patch.manuallyApprovesFollowers !== undefined &&
+          patch.manuallyApprovesFollowers !== group.manuallyApprovesFollowers
+            ? ['manually_approves_followers']
+            : []),
+        ],
+      });
       return updated;
     });
   }

@@ -515,14 +515,18 @@ describe('groups (issue 14 §1)', () => {
       posts { total elements { id } } discussions { total elements { id } } resources { total elements { id } }
       todoLists { total elements { id } } activity { total elements { id } } followers { total elements { id } } } }`;
     const page = { total: 0, elements: [] };
-    expect(
-      ok(await gql(server, COLLECTIONS, { token: jane.token, variables: { name: 'potters' } }), 'group'),
-    ).to.deep.equal({
+    const collections = ok<{ activity: { elements: Array<{ id: string }> } }>(
+      await gql(server, COLLECTIONS, { token: jane.token, variables: { name: 'potters' } }),
+      'group',
+    );
+    const { activity } = collections;
+    expect(collections).to.deep.equal({
       posts: page,
       discussions: page,
       resources: page,
       todoLists: page,
-      activity: page,
+      // The activity stream (issue 14 §8) holds the group's creation.
+      activity: { total: 1, elements: [{ id: activity.elements[0]?.id }] },
       followers: page,
     });
     const anonymous = await gql(server, MEMBERS, { variables: { name: 'potters' } });

@@ -4,6 +4,7 @@ import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/
 import type { SessionUser } from '@agora/auth';
 import type { Actor, ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { MemberActivityRecorder, MemberActivitySubject } from '../activities/activity.service.js';
 import { groupNotFound } from '../groups/group.service.js';
 import type { MemberMails } from './member-mails.js';
 import {
@@ -49,6 +50,8 @@ export interface MemberServiceOptions {
   publicUrl: string;
   /** host[:port] of this instance: `name@<domain>` names a local profile. */
   domain: string;
+  /** Records each change in the group's activity stream, in the change's transaction (issue 14 §8). */
+  activities?: MemberActivityRecorder;
 }
 
 /**
@@ -68,13 +71,20 @@ export class MemberService {
         throw new Forbidden(MEMBER_MESSAGES.alreadyMember, REFUSAL);
       }
       if (openness === 'INVITE_ONLY') throw new Forbidden(MEMBER_MESSAGES.cannotJoin, REFUSAL);
-      return this.insert(
+      const joined = await this.insert(
         group.id,
         actor.id,
         openness === 'OPEN' ? 'MEMBER' : 'NOT_APPROVED',
         null,
         transaction,
       );
+      await this.activity(
+        openness === 'OPEN' ? 'member_joined' : 'member_request',
+        joined,
+        actor.id,
+        transaction,
+      );
+      return joined;
     });
     await this.changed(member);
     if (member.role === 'NOT_APPROVED') await this.options.mails.requested(member.id, group.id);
@@ -92,6 +102,7 @@ export class MemberService {
         throw new Forbidden(MEMBER_MESSAGES.onlyAdministratorLeave, REFUSAL);
       }
       await this.delete(member.id, transaction);
+      await this.activity('member_quit', member, actor.id, transaction);
       return member;
     });
   }
@@ -109,8 +120,11 @@ export class MemberService {
       const existing = await this.membership(target.id, group.id, transaction);
       if (existing && existing.role !== 'REJECTED')
         throw new Forbidden(MEMBER_MESSAGES.cannotInvite, REFUSAL);
-      if (existing) return this.setRole(existing.id, 'INVITED', transaction, actor.id);
-      return this.insert(group.id, target.id, 'INVITED', actor.id, transaction);
+      const invited = existing
+        ? await this.setRole(existing.id, 'INVITED', transaction, actor.id)
+        : await this.insert(group.id, target.id, 'INVITED', actor.id, transaction);
+      await this.activity('member_invited', invited, actor.id, transaction);
+      return invited;
     });
     await this.options.mails.invited(member.id);
     return member;
@@ -120,7 +134,9 @@ export class MemberService {
   async acceptInvitation(user: SessionUser, memberId: string): Promise<MemberRow> {
     const member = await this.options.sequelize.transaction(async (transaction) => {
       const invitation = await this.invitation(user, memberId, MEMBER_MESSAGES.cannotAccept, transaction);
-      return this.setRole(invitation.id, 'MEMBER', transaction);
+      const accepted = await this.setRole(invitation.id, 'MEMBER', transaction);
+      await this.activity('member_accepted_invitation', accepted, accepted.actorId, transaction);
+      return accepted;
     });
     await this.changed(member);
     return member;
@@ -131,7 +147,9 @@ export class MemberService {
     return this.options.sequelize.transaction(async (transaction) => {
       const invitation = await this.invitation(user, memberId, MEMBER_MESSAGES.cannotReject, transaction);
       await this.delete(invitation.id, transaction);
-      return { ...invitation, role: 'REJECTED' };
+      const rejected: MemberRow = { ...invitation, role: 'REJECTED' };
+      await this.activity('member_rejected_invitation', rejected, invitation.actorId, transaction);
+      return rejected;
     });
   }
 
@@ -140,7 +158,9 @@ export class MemberService {
     const member = await this.options.sequelize.transaction(async (transaction) => {
       const request = await this.moderated(actor, memberId, MEMBER_MESSAGES.notModerator, transaction);
       if (request.role !== 'NOT_APPROVED') throw new BadInput(MEMBER_MESSAGES.notARequest, REFUSAL);
-      return this.setRole(request.id, 'MEMBER', transaction);
+      const approved = await this.setRole(request.id, 'MEMBER', transaction);
+      await this.activity('member_approved', approved, actor.id, transaction);
+      return approved;
     });
     await this.changed(member);
     await this.options.mails.approved(member.id);
@@ -152,7 +172,9 @@ export class MemberService {
     return this.options.sequelize.transaction(async (transaction) => {
       const request = await this.moderated(actor, memberId, MEMBER_MESSAGES.notModerator, transaction);
       if (request.role !== 'NOT_APPROVED') throw new BadInput(MEMBER_MESSAGES.notARequest, REFUSAL);
-      return this.setRole(request.id, 'REJECTED', transaction);
+      const rejected = await this.setRole(request.id, 'REJECTED', transaction);
+      await this.activity('member_rejected', rejected, actor.id, transaction);
+      return rejected;
     });
   }
 
@@ -179,7 +201,9 @@ export class MemberService {
       ) {
         throw new Forbidden(MEMBER_MESSAGES.onlyAdministratorDemote, REFUSAL);
       }
-      return this.setRole(target.id, role, transaction);
+      const updated = await this.setRole(target.id, role, transaction);
+      await this.activity('member_updated', updated, actor.id, transaction, target.role);
+      return updated;
     });
     await this.changed(member);
     return member;
@@ -201,9 +225,10 @@ export class MemberService {
           throw new Forbidden(MEMBER_MESSAGES.onlyAdministratorRemove, REFUSAL);
         }
       }
-      if (exclude) return this.setRole(target.id, 'REJECTED', transaction);
-      await this.delete(target.id, transaction);
-      return target;
+      const removed = exclude ? await this.setRole(target.id, 'REJECTED', transaction) : target;
+      if (!exclude) await this.delete(target.id, transaction);
+      await this.activity('member_removed', removed, actor.id, transaction);
+      return removed;
     });
   }
 
@@ -360,6 +385,17 @@ export class MemberService {
       transaction,
       replacements: { memberId },
     });
+  }
+
+  /** The change in the group's activity stream (issue 14 §8), when a recorder is wired. */
+  private async activity(
+    subject: MemberActivitySubject,
+    member: MemberRow,
+    authorId: string,
+    transaction: Transaction,
+    oldRole?: MemberRole,
+  ): Promise<void> {
+    await this.options.activities?.member(subject, member, authorId, transaction, oldRole);
   }
 
   /** `groupMembershipChanged` for the member's profile, once committed. */

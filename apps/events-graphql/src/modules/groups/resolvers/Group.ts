@@ -7,8 +7,6 @@ import type { GroupParent } from '../group-parent.js';
 import { selects } from './selects.js';
 import { groupViewer } from './viewer-role.js';
 
-/** The paginated collections that later modules fill: an empty page until they land (issue 14 §4–§8). */
-const EMPTY_PAGE = { elements: [], total: 0 };
 
 /** The reference's object guard: private collections need a signed-in caller, whatever the group. */
 async function requireSignedIn(ctx: GraphQLContext, object: string): Promise<void> {
@@ -66,15 +64,6 @@ export const Group: GroupResolvers = {
       { roles: parseRoles(roles ?? ''), name: name ?? null },
       { page: page ?? 1, limit: limit ?? 10 },
     );
-  },
-  posts: () => EMPTY_PAGE,
-  discussions: async (_group, _args, ctx) => {
-    await requireSignedIn(ctx, 'paginated_discussion_list');
-    return EMPTY_PAGE;
-  },
-  activity: async (_group, _args, ctx) => {
-    await requireSignedIn(ctx, 'paginated_activity_list');
-    return EMPTY_PAGE;
   },
 };
 
