@@ -57,7 +57,11 @@ interface Pending {
 }
 
 /** The verdict of the issue's two bounds. */
-export function fanOutVerdict(post: LatencyFigures, fanOut: LatencyFigures, errors: number): FanOutResult['verdict'] {
+export function fanOutVerdict(
+  post: LatencyFigures,
+  fanOut: LatencyFigures,
+  errors: number,
+): FanOutResult['verdict'] {
   if (post.count === 0 || fanOut.count === 0) return 'NOT MEASURED';
   return post.p99 <= POST_P99_LIMIT_MS && fanOut.max <= FAN_OUT_LIMIT_MS && errors === 0 ? 'PASS' : 'BELOW';
 }
@@ -119,7 +123,8 @@ export async function runFanOutBench(options: FanOutOptions): Promise<FanOutResu
       });
       const text = await response.text();
       const ms = performance.now() - sentAt;
-      if (response.status !== 200) throw new Error(`POST /api/v1/statuses → ${response.status}: ${text.slice(0, 200)}`);
+      if (response.status !== 200)
+        throw new Error(`POST /api/v1/statuses → ${response.status}: ${text.slice(0, 200)}`);
       return { id: String((JSON.parse(text) as { id: unknown }).id), sentAt, ms };
     };
     // One post (not counted) warms the request path and the job's query up.
@@ -215,7 +220,8 @@ async function untilFannedOut(
       pending.map((p) => p.id),
     );
     if (pending.every((p) => (counts.get(p.id) ?? 0) >= rows)) return;
-    if (performance.now() > until) throw new Error(`the first post was not fanned out within ${GIVE_UP_MS} ms`);
+    if (performance.now() > until)
+      throw new Error(`the first post was not fanned out within ${GIVE_UP_MS} ms`);
     await delay(POLL_MS);
   }
 }

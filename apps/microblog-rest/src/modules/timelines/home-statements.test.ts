@@ -119,7 +119,10 @@ describe('home timeline: SQL statements per page (issue 15 §4, Performance)', (
         token: reblogger.token,
       });
       expect(reblog.status).to.equal(200);
-      await rest(t.url, `/api/v1/statuses/${made.at(-1 - i * 3)}/favourite`, { method: 'POST', token: viewer.token });
+      await rest(t.url, `/api/v1/statuses/${made.at(-1 - i * 3)}/favourite`, {
+        method: 'POST',
+        token: viewer.token,
+      });
     }
     // Remote accounts (with avatars, so their cached images are looked up) and their statuses in the feed.
     const { sequelize } = t.ctx;

@@ -34,10 +34,15 @@ export async function loadAccounts(
       continue;
     }
     const owner = ownerOf.get(actor.id);
-    views.set(actor.id, { actor, role: owner?.role ?? null, hideCollections: owner?.hideCollections ?? false });
+    views.set(actor.id, {
+      actor,
+      role: owner?.role ?? null,
+      hideCollections: owner?.hideCollections ?? false,
+    });
   }
   // Remote accounts' cached images: one lookup for the page, not one per account.
-  const withImages = deps.remoteImages && remote.length > 0 ? await deps.remoteImages.withImagesAll(remote) : remote;
+  const withImages =
+    deps.remoteImages && remote.length > 0 ? await deps.remoteImages.withImagesAll(remote) : remote;
   for (const view of withImages) views.set(view.actor.id, view);
   return views;
 }
