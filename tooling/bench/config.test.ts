@@ -70,24 +70,34 @@ describe('bench configuration', () => {
     );
   });
 
-  it('runs the delivery and upload benchmarks in a full run, or when --only names them', () => {
+  it('runs the delivery, upload and fan-out benchmarks in a full run, or when --only names them', () => {
     expect(selectParts([])).to.deep.equal({
       scenarios: [],
       noScenarios: false,
       delivery: true,
       uploads: true,
+      fanout: true,
     });
     expect(selectParts(['uploads'])).to.deep.equal({
       scenarios: [],
       noScenarios: true,
       delivery: false,
       uploads: true,
+      fanout: false,
     });
     expect(selectParts(['delivery', 'events-config'])).to.deep.equal({
       scenarios: ['events-config'],
       noScenarios: false,
       delivery: true,
       uploads: false,
+      fanout: false,
+    });
+    expect(selectParts(['fanout', 'microblog-home-timeline'])).to.deep.equal({
+      scenarios: ['microblog-home-timeline'],
+      noScenarios: false,
+      delivery: false,
+      uploads: false,
+      fanout: true,
     });
   });
 });

@@ -43,6 +43,7 @@ export const USAGE = `Usage: pnpm bench [--quick] [--duration <s>] [--rounds <n>
   --only <names>     comma-separated scenario names or ids to run (baselines always run);
                      "delivery" = the signed-delivery benchmark (part of a full run)
                      "uploads" = 1 MB JPEG uploads per service with GET /health probed (part of a full run)
+                     "fanout" = posts of an author with 10,000 local followers, timed until every home feed holds them
 
 Environment: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else an embedded PostgreSQL),
 BENCH_CONNECTIONS, BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP.`;
@@ -54,16 +55,20 @@ export interface SelectedParts {
   noScenarios: boolean;
   delivery: boolean;
   uploads: boolean;
+  fanout: boolean;
 }
 
-/** A full run (empty list) runs everything; otherwise "delivery" and "uploads" name those benchmarks. */
+const PARTS = ['delivery', 'uploads', 'fanout'];
+
+/** A full run (empty list) runs everything; otherwise "delivery", "uploads" and "fanout" name those benchmarks. */
 export function selectParts(only: string[]): SelectedParts {
-  const scenarios = only.filter((name) => name !== 'delivery' && name !== 'uploads');
+  const scenarios = only.filter((name) => !PARTS.includes(name));
   return {
     scenarios,
     noScenarios: only.length > 0 && scenarios.length === 0,
     delivery: only.length === 0 || only.includes('delivery'),
     uploads: only.length === 0 || only.includes('uploads'),
+    fanout: only.length === 0 || only.includes('fanout'),
   };
 }
 

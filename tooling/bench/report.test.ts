@@ -154,6 +154,21 @@ describe('bench report', () => {
     expect(formatTargetLine(missing, 'express hello')).to.contain('= — (target');
   });
 
+  it('a latency-only target (ratio 0) is judged by its p99 alone and says it has no ratio target', () => {
+    const results = withRatios([
+      measured('pg', 'baseline', 4000),
+      measured('microblog-post-status', 'scenario', 40),
+    ]);
+    const spec = { id: 'microblog-post-status', name: 'post', baseline: 'pg' as const, targetRatio: 0 };
+    // The measured p99 is 7 ms.
+    expect(targetLine(results, { ...spec, maxP99Ms: 50 }).verdict).to.equal('PASS');
+    const slow = targetLine(results, { ...spec, maxP99Ms: 5 });
+    expect(slow.verdict).to.equal('BELOW');
+    expect(formatTargetLine(slow, 'pg')).to.equal(
+      'target: post / pg = 0.01 (no ratio target), p99 7.00 ms (target ≤ 5) BELOW',
+    );
+  });
+
   it('renders a table with a left-aligned first column and right-aligned numbers', () => {
     const text = renderTable(
       ['name', 'req/s'],

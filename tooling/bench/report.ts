@@ -295,7 +295,9 @@ export function formatTargetLine(line: TargetLine, baselineName: string): string
     line.maxP99Ms === undefined
       ? ''
       : `, p99 ${line.p99Ms === undefined ? '—' : formatMs(line.p99Ms)} ms (target ≤ ${line.maxP99Ms})`;
-  return `target: ${line.scenario} / ${baselineName} = ${value} (target ≥ ${line.min.toFixed(2)})${latency} ${line.verdict}`;
+  // A latency-only target (ratio bound 0) still shows the ratio, for the record.
+  const bound = line.min > 0 ? `target ≥ ${line.min.toFixed(2)}` : 'no ratio target';
+  return `target: ${line.scenario} / ${baselineName} = ${value} (${bound})${latency} ${line.verdict}`;
 }
 
 /** The line under the table for a bounded scenario: its per-request cost and why it is no load test. */

@@ -53,6 +53,7 @@ import {
 } from './scenarios.js';
 import type { Seeded } from './seeds.js';
 import { runUploadBench, type UploadBenchResult } from './uploads.js';
+import { formatFanOutLines, runFanOutBench, type FanOutResult } from './fanout.js';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const TOOLING_DIR = join(BENCH_DIR, '..');
@@ -163,6 +164,7 @@ function scenarioTarget(scenario: Scenario, pgServer: BenchPostgres, dataDir: st
         // Throughput runs send far more than 300 requests per 5 min from one address; bounded
         // scenarios (logins) keep the limits they are planned around.
         ...(scenario.bounded ? {} : { RATE_LIMIT_SAFELIST: HOST }),
+        ...scenario.env,
       }),
     }),
   };
@@ -546,8 +548,8 @@ async function main(): Promise<number> {
     );
     const baselineName = (id: string) => BASELINES.find((b) => b.id === id)?.name ?? id;
     const targetLines: TargetLine[] = scenarios
-      .filter((s): s is Scenario & { targetRatio: number } => s.targetRatio !== undefined)
-      .map((s) => targetLine(results, s));
+      .filter((s) => s.targetRatio !== undefined || s.maxP99Ms !== undefined)
+      .map((s) => targetLine(results, { ...s, targetRatio: s.targetRatio ?? 0 }));
     for (const result of results.filter((r) => r.mode === 'bounded')) console.log(formatBoundedLine(result));
     for (const line of targetLines) console.log(formatTargetLine(line, baselineName(line.baseline)));
     for (const result of results.filter((r) => r.outcome !== 'ok')) {
@@ -582,11 +584,28 @@ async function main(): Promise<number> {
       });
     }
 
+    let fanout: FanOutResult | undefined;
+    if (parts.fanout) {
+      console.log('\nhome fan-out: posts of an author with 10,000 local followers, feed table polled:');
+      fanout = await runFanOutBench({
+        posts: config.quick ? 10 : 30,
+        intervalMs: 250,
+        createDatabase: (label) => postgres.createDatabase(label),
+        dataDir,
+        serverEnv: childEnv,
+        print: (line) => console.log(`  ${line}`),
+        signal: interrupted.signal,
+      });
+      for (const line of formatFanOutLines(fanout)) console.log(`  ${line}`);
+      if (fanout.outcome !== 'ok') console.log(`  ! ${fanout.problems.join('; ')}`);
+    }
+
     const broken = [
       ...results.filter((r) => r.outcome === 'failed' || r.outcome === 'errors'),
       ...(uploads?.services ?? [])
         .filter((s) => s.outcome !== 'ok')
         .map((s) => ({ name: `uploads ${s.service}` })),
+      ...(fanout && fanout.outcome !== 'ok' ? [{ name: 'fan-out' }] : []),
     ];
     const report = {
       version: 1,
@@ -611,6 +630,7 @@ async function main(): Promise<number> {
       targets: targetLines,
       ...(delivery ? { delivery } : {}),
       ...(uploads ? { uploads } : {}),
+      ...(fanout ? { fanout } : {}),
     };
     const file = await writeResults(report, startedAt);
     console.log(`\nresults: ${relative(ROOT_DIR, file)}`);

@@ -69,6 +69,8 @@ describe('bench scenarios', () => {
       'events-login',
       'events-fetch-event',
       'events-join-event',
+      'microblog-home-timeline',
+      'microblog-post-status',
       'microblog-token-password',
     ]);
     expect(

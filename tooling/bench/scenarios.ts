@@ -2,6 +2,7 @@
 import { EVENTS_POLICIES, MICROBLOG_POLICIES, type RateLimitPolicy } from '@agora/auth';
 import { FULL_CONFIG_QUERY, FULL_EVENT_DOCUMENTS } from '@agora/events-graphql';
 import { seedFetchEvent, seedJoinEvent } from './seeds-events.js';
+import { seedHomeTimeline, seedPostStatus } from './seeds-microblog.js';
 import {
   createConfirmedUsers,
   eventsAccessToken,
@@ -53,6 +54,8 @@ export interface Scenario {
   maxP99Ms?: number;
   /** Load connections for this scenario when its issue names a number (else the run's setting). */
   connections?: number;
+  /** Extra environment of the service (e.g. ROLE=web: a request-path measure without job workers). */
+  env?: Record<string, string>;
   /** Creates the data the scenario reads once the service is healthy (it has migrated its database). */
   seed?: (context: SeedContext) => Promise<Seeded>;
   /** Instead of load: a few sequential requests, for endpoints whose rate limits forbid a load test. */
@@ -141,6 +144,17 @@ export function expectJsonField(key: string, type: 'string' | 'object'): Respons
     const field = value[key];
     const actual = field === null ? 'null' : Array.isArray(field) ? 'array' : typeof field;
     return actual === type ? undefined : `"${key}" is ${actual}, expected ${type}`;
+  };
+}
+
+/** A 2xx JSON array of `length` elements (a full page of a timeline). */
+export function expectJsonArray(length: number): ResponseCheck {
+  return (status, body) => {
+    if (status < 200 || status > 299) return `status ${status}: ${body.slice(0, 200)}`;
+    const { value, problem } = parseJson(body);
+    if (problem) return problem;
+    if (!Array.isArray(value)) return 'body is not a JSON array';
+    return value.length === length ? undefined : `${value.length} elements, expected ${length}`;
   };
 }
 
@@ -338,6 +352,38 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 50,
     seed: (context) => seedJoinEvent(context, 50),
     check: expectGraphQLNoErrors,
+  },
+  {
+    // Issue 15: a user following 500 accounts among 1M statuses reads the first page of home.
+    id: 'microblog-home-timeline',
+    name: 'microblog home timeline (1M statuses, 500 follows)',
+    service: 'microblog',
+    request: { method: 'GET', path: '/api/v1/timelines/home' },
+    baseline: 'pg',
+    targetRatio: 0.3,
+    maxP99Ms: 50,
+    connections: 50,
+    seed: (context) => seedHomeTimeline(context),
+    check: expectJsonArray(20),
+  },
+  {
+    // Issue 15: posting as an author with 10,000 local followers. The fan-out is a job, not part of
+    // the request: this server only enqueues (ROLE=web), so the backlog of 10k-row jobs a saturating
+    // load makes cannot run on into the other targets' rounds; `fanout` times the jobs themselves.
+    id: 'microblog-post-status',
+    name: 'microblog POST status (10k followers)',
+    service: 'microblog',
+    request: {
+      method: 'POST',
+      path: '/api/v1/statuses',
+      body: JSON.stringify({ status: 'Bench post to 10,000 followers #bench' }),
+      headers: JSON_HEADERS,
+    },
+    baseline: 'pg',
+    maxP99Ms: 50,
+    env: { ROLE: 'web' },
+    seed: (context) => seedPostStatus(context),
+    check: expectJsonField('id', 'string'),
   },
   {
     id: 'microblog-token-password',

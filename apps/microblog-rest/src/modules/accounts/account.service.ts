@@ -161,6 +161,8 @@ export interface AccountServiceDeps {
 /** Adds the cached copies of a remote account's images to its view. */
 export interface RemoteAccountImages {
   withImages<V extends AccountView>(view: V): Promise<V & SerializableAccount>;
+  /** The same for many views in one lookup (a page of statuses), in their order. */
+  withImagesAll<V extends AccountView>(views: readonly V[]): Promise<Array<V & SerializableAccount>>;
 }
 
 /** Local accounts: sign-up through the API, e-mail confirmation, the owner's profile, lookups. */

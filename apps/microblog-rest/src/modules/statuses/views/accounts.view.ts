@@ -6,7 +6,7 @@ import type { RemoteAccountImages } from '../../accounts/account.service.js';
 
 /**
  * The accounts of a page of statuses in two queries (actors; owners' roles and settings), whatever
- * the page's size, plus the cached images of remote ones.
+ * the page's size, plus one for the cached images of the remote ones.
  */
 export async function loadAccounts(
   deps: { sequelize: Sequelize; actors: ActorStore; remoteImages?: RemoteAccountImages | undefined },
@@ -27,20 +27,22 @@ export async function loadAccounts(
     ),
   ]);
   const ownerOf = new Map(owners.map((row) => [row.id, row]));
-  await Promise.all(
-    [...actors.values()].map(async (actor) => {
-      if (actor.local) {
-        const owner = ownerOf.get(actor.id);
-        views.set(actor.id, {
-          actor,
-          role: owner?.role ?? null,
-          hideCollections: owner?.hideCollections ?? false,
-        });
-        return;
-      }
-      const view = { actor, role: null, hideCollections: null };
-      views.set(actor.id, deps.remoteImages ? await deps.remoteImages.withImages(view) : view);
-    }),
-  );
+  const remote: SerializableAccount[] = [];
+  for (const actor of actors.values()) {
+    if (!actor.local) {
+      remote.push({ actor, role: null, hideCollections: null });
+      continue;
+    }
+    const owner = ownerOf.get(actor.id);
+    views.set(actor.id, {
+      actor,
+      role: owner?.role ?? null,
+      hideCollections: owner?.hideCollections ?? false,
+    });
+  }
+  // Remote accounts' cached images: one lookup for the page, not one per account.
+  const withImages =
+    deps.remoteImages && remote.length > 0 ? await deps.remoteImages.withImagesAll(remote) : remote;
+  for (const view of withImages) views.set(view.actor.id, view);
   return views;
 }

@@ -72,8 +72,11 @@ export async function loadStatusViews(
             EXISTS (SELECT 1 FROM polls p WHERE p.status_id = s.id) AS "hasPoll"
        FROM statuses s
        LEFT JOIN oauth_applications app ON app.id = s.application_id
-      WHERE s.id IN (SELECT id FROM wanted)
-         OR s.id IN (SELECT r.reblog_of_id FROM statuses r WHERE r.id IN (SELECT id FROM wanted))`,
+      -- One list of ids (a UNION, not an OR of two IN: that cannot use the primary key and reads
+      -- every status, 0.5 s among 1M)
+      WHERE s.id IN (SELECT id FROM wanted
+                     UNION SELECT r.reblog_of_id FROM statuses r
+                            WHERE r.id IN (SELECT id FROM wanted) AND r.reblog_of_id IS NOT NULL)`,
     { bind: [unique], type: QueryTypes.SELECT },
   );
   const all = new Map(rows.map((row) => [row.id, row]));
