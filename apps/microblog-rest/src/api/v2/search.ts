@@ -71,7 +71,9 @@ export function searchRouter(deps: SearchRouterDeps): Router {
           throw new Unauthenticated(BEARER_ERRORS.invalid);
         if (auth !== null && !scopesAllow(auth.scopes, ['read:search'])) throw new Forbidden(BEARER_ERRORS.scopes);
         const viewer =
-          auth?.userId === null || auth === null ? null : (await deps.accounts.activeAccount(auth.userId)).id;
+          auth === null || auth.userId === null
+            ? null
+            : { userId: auth.userId, accountId: (await deps.accounts.activeAccount(auth.userId)).id };
         const type = query.type ?? null;
         if (type !== null && !TYPES.includes(type as SearchType)) {
           res.json({ accounts: [], statuses: [], hashtags: [] });
@@ -91,7 +93,7 @@ export function searchRouter(deps: SearchRouterDeps): Router {
         });
         res.json({
           accounts: found.accounts.map((view) => serializeAccount(view, deps.publicUrl)),
-          statuses: await statusesJson(deps, found.statuses, viewer, 'public'),
+          statuses: await statusesJson(deps, found.statuses, viewer?.accountId ?? null, 'public'),
           hashtags: found.hashtags.map((tag) => serializeTag(tag, deps.publicUrl)),
         });
       }),

@@ -341,7 +341,7 @@ export class RelationshipService {
     query: { q: string; limit: number; offset: number; resolve: boolean; following: boolean },
   ): Promise<AccountView[]> {
     const viewer = userId === null ? null : await this.deps.accounts.activeAccount(userId);
-    const term = query.q.trim().replace(/^@/, '');
+    const term = query.q.replaceAll('\u0000', '').trim().replace(/^@/, '');
     if (term === '') return [];
     const address = /^([^@\s]+)@([^@\s]+)$/.exec(term);
     if (address) {

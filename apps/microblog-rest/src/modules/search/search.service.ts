@@ -78,11 +78,17 @@ export class SearchService {
     this.objectResolvers.push(resolver);
   }
 
-  async search(viewerId: string | null, query: SearchQuery): Promise<SearchResults> {
+  /** `viewer`: the signed-in caller's user and account, null for a public search. */
+  async search(
+    viewer: { userId: string; accountId: string } | null,
+    query: SearchQuery,
+  ): Promise<SearchResults> {
+    const viewerId = viewer?.accountId ?? null;
     if (viewerId === null && query.resolve) throw new Unauthenticated(SEARCH_ERRORS.resolve);
     if (viewerId === null && query.offset > 0) throw new Unauthenticated(SEARCH_ERRORS.offset);
     const results: SearchResults = { accounts: [], statuses: [], hashtags: [] };
-    const q = query.q.trim();
+    // A NUL cannot be sent to PostgreSQL in text; it is no part of anything searchable anyway.
+    const q = query.q.replaceAll('\u0000', '').trim();
     if (q === '') return results;
     const wants = (type: SearchType) => query.type === null || query.type === type;
 
@@ -96,7 +102,7 @@ export class SearchService {
     }
 
     if (wants('accounts')) {
-      results.accounts = await this.accounts(viewerId, q, query);
+      results.accounts = await this.accounts(viewer?.userId ?? null, q, query);
     }
     if (wants('statuses') && viewerId !== null) {
       results.statuses = await this.statusIds(viewerId, q, query);
@@ -138,12 +144,8 @@ export class SearchService {
     return rows.map((row) => row.id);
   }
 
-  private async accounts(
-    viewerId: string | null,
-    q: string,
-    query: SearchQuery,
-  ): Promise<AccountView[]> {
-    return this.deps.relationships.search(viewerId, {
+  private async accounts(userId: string | null, q: string, query: SearchQuery): Promise<AccountView[]> {
+    return this.deps.relationships.search(userId, {
       q,
       limit: query.limit,
       offset: query.offset,
