@@ -24,6 +24,7 @@ import { PollService } from './modules/polls/poll.service.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
 import { SearchService } from './modules/search/search.service.js';
+import { remoteStatusResolver } from './modules/search/remote-status.js';
 import { TagService } from './modules/tags/tag.service.js';
 import { FilterService, NotificationService } from './modules/notifications/index.js';
 import { StreamingService } from './modules/streaming/streaming.service.js';
@@ -300,6 +301,8 @@ export const AppContext = {
       const search =
         overrides.search ??
         new SearchService({ sequelize, accounts, relationships, tags, statuses, actors, federation, logger });
+      // resolve=true of a status URL stores the remote status (modules/search/remote-status.ts).
+      search.addObjectResolver(remoteStatusResolver({ sequelize, federation, logger }));
       // Streaming hears statuses, notifications and filters once their changes are committed.
       const streaming =
         overrides.streaming ??

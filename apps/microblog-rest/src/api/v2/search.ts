@@ -28,14 +28,16 @@ const count = (fallback: number, max: number) =>
   z
     .unknown()
     .transform((value) => {
-      const n = typeof value === 'string' || typeof value === 'number' ? Number.parseInt(String(value), 10) : NaN;
+      const n =
+        typeof value === 'string' || typeof value === 'number' ? Number.parseInt(String(value), 10) : NaN;
       return Number.isFinite(n) && n > 0 ? Math.min(n, max) : fallback;
     })
     .optional();
 const offset = z
   .unknown()
   .transform((value) => {
-    const n = typeof value === 'string' || typeof value === 'number' ? Number.parseInt(String(value), 10) : NaN;
+    const n =
+      typeof value === 'string' || typeof value === 'number' ? Number.parseInt(String(value), 10) : NaN;
     return Number.isFinite(n) && n > 0 ? n : 0;
   })
   .optional();
@@ -67,9 +69,13 @@ export function searchRouter(deps: SearchRouterDeps): Router {
     .get(
       validated({ query: searchQuery }, async ({ query }, res, req) => {
         const auth = await lookupBearer(req, res, deps.oauth);
-        if (auth === null && (req.headers.authorization !== undefined || typeof req.query.access_token === 'string'))
+        if (
+          auth === null &&
+          (req.headers.authorization !== undefined || typeof req.query.access_token === 'string')
+        )
           throw new Unauthenticated(BEARER_ERRORS.invalid);
-        if (auth !== null && !scopesAllow(auth.scopes, ['read:search'])) throw new Forbidden(BEARER_ERRORS.scopes);
+        if (auth !== null && !scopesAllow(auth.scopes, ['read:search']))
+          throw new Forbidden(BEARER_ERRORS.scopes);
         const viewer =
           auth === null || auth.userId === null
             ? null

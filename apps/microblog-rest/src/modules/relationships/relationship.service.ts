@@ -356,7 +356,10 @@ export class RelationshipService {
         });
       }
       if (!actor || actor.suspended || (viewer && (await this.blocksEither(viewer.id, actor)))) return [];
-      if (query.following && !(viewer && (await this.deps.federation.follows.find(viewer.id, actor.id))?.accepted))
+      if (
+        query.following &&
+        !(viewer && (await this.deps.federation.follows.find(viewer.id, actor.id))?.accepted)
+      )
         return [];
       return this.deps.accounts.views([actor]);
     }

@@ -40,8 +40,11 @@ export interface SearchResults {
  * Stores a remote object found by `resolve` (a Note, an Article…) and returns its status id, or null
  * when the resolver does not take that object. The ActivityPub statuses module registers one.
  */
-export type ObjectResolver = (object: { id: string; type: string; document: Record<string, unknown> }) =>
-  Promise<string | null>;
+export type ObjectResolver = (object: {
+  id: string;
+  type: string;
+  document: Record<string, unknown>;
+}) => Promise<string | null>;
 
 export interface SearchServiceDeps {
   sequelize: Sequelize;
@@ -202,7 +205,8 @@ export class SearchService {
     if (new URL(id).origin !== new URL(answeredUrl).origin) return null;
     for (const resolver of this.objectResolvers) {
       const statusId = await resolver({ id, type, document });
-      if (statusId !== null) return (await this.knownStatus(statusId, viewerId)) ? { kind: 'status', id: statusId } : null;
+      if (statusId !== null)
+        return (await this.knownStatus(statusId, viewerId)) ? { kind: 'status', id: statusId } : null;
     }
     return null;
   }
@@ -217,7 +221,8 @@ export class SearchService {
         LIMIT 1`,
       { bind: [url], type: QueryTypes.SELECT },
     );
-    if (status) return (await this.knownStatus(status.id, viewerId)) ? { kind: 'status', id: status.id } : null;
+    if (status)
+      return (await this.knownStatus(status.id, viewerId)) ? { kind: 'status', id: status.id } : null;
     const [actor] = await this.deps.sequelize.query<{ id: string }>(
       `SELECT a.id::text AS id FROM actors a WHERE a.uri = $1
        UNION ALL SELECT a.id::text FROM actors a WHERE a.url = $1 LIMIT 1`,

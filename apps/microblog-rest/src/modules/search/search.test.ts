@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import { createRestAPIClient } from 'masto';
 import { QueryTypes } from 'sequelize';
 import { FakeRemote } from '@agora/federation/testing';
-import { registerApp, signedInAccount, type SeededAccount, type TestApp } from '../../testing/oauth-clients.js';
+import {
+  registerApp,
+  signedInAccount,
+  type SeededAccount,
+  type TestApp,
+} from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { FAN_OUT_JOB, HOME_MERGE_JOB } from '../statuses/status.service.js';
@@ -107,6 +112,7 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
     // Stored: found now by prefix without resolve, as a known remote account.
     const known = await search(alice, { q: 'eri', type: 'accounts' });
     expect(known.accounts.map((a) => a.acct)).to.deep.equal([address]);
+    expect((await t.ctx.actors.findByUri(erin.uri))?.local).to.equal(false);
 
     const frank = remote.addActor('frank');
     const byUrl = await search(alice, { q: frank.uri, resolve: 'true' });
@@ -116,6 +122,53 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
     const gina = remote.addActor('gina');
     expect((await search(alice, { q: gina.uri })).accounts).to.deep.equal([]);
     expect(await t.ctx.actors.findByUri(gina.uri)).to.equal(null);
+  });
+
+  it('resolve=true: a status URL is fetched through the guarded fetch and stored, sanitized; private or spoofed ones are not', async () => {
+    const hana = remote.addActor('hana');
+    const noteUrl = remote.serveObject('/users/hana/statuses/1', {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${remote.origin}/users/hana/statuses/1`,
+      type: 'Note',
+      attributedTo: hana.uri,
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      cc: [`${hana.uri}/followers`],
+      content: '<p>Remote kingfisher sighting<script>alert(1)</script><img src=x onerror=alert(2)></p>',
+      summary: 'birds <b>ahead</b>',
+      published: '2026-11-20T10:00:00Z',
+    });
+    const found = await search(alice, { q: noteUrl, resolve: 'true' });
+    expect(found.statuses).to.have.length(1);
+    const status = found.statuses[0]!;
+    expect(status).to.include({ uri: noteUrl, visibility: 'public', spoiler_text: 'birds ahead' });
+    expect(status.content).to.contain('Remote kingfisher sighting');
+    expect(status.content).to.not.match(/script|onerror|alert/);
+    expect((status.account as Json).acct).to.equal(`hana@${remote.host}`);
+    // Stored: found again by URL without resolve.
+    expect((await search(alice, { q: noteUrl })).statuses.map((s) => s.id)).to.deep.equal([status.id]);
+
+    const privateUrl = remote.serveObject('/users/hana/statuses/2', {
+      id: `${remote.origin}/users/hana/statuses/2`,
+      type: 'Note',
+      attributedTo: hana.uri,
+      to: [`${hana.uri}/followers`],
+      content: '<p>followers only</p>',
+    });
+    expect((await search(alice, { q: privateUrl, resolve: 'true' })).statuses).to.deep.equal([]);
+    // An object whose author lives on another host is not taken (origin check).
+    const spoofUrl = remote.serveObject('/users/hana/statuses/3', {
+      id: `${remote.origin}/users/hana/statuses/3`,
+      type: 'Note',
+      attributedTo: 'https://elsewhere.example/users/victim',
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      content: '<p>spoofed</p>',
+    });
+    expect((await search(alice, { q: spoofUrl, resolve: 'true' })).statuses).to.deep.equal([]);
+    const stored = await t.ctx.sequelize.query<{ uri: string }>(
+      'SELECT uri FROM statuses WHERE uri = ANY($1::text[])',
+      { bind: [[privateUrl, spoofUrl]], type: QueryTypes.SELECT },
+    );
+    expect(stored).to.deep.equal([]);
   });
 
   it('resolve of private addresses is refused by the guarded fetch: nothing found, nothing stored (§ Bad input)', async () => {
@@ -214,13 +267,17 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
       });
       expect(answer.status, q).to.equal(200);
       expect(answer.body).to.have.keys('accounts', 'statuses', 'hashtags');
-      const v1 = await rest(t.url, `/api/v1/accounts/search?q=${encodeURIComponent(q)}`, { token: bob.token });
+      const v1 = await rest(t.url, `/api/v1/accounts/search?q=${encodeURIComponent(q)}`, {
+        token: bob.token,
+      });
       expect(v1.status, q).to.equal(200);
       const tag = await rest(t.url, `/api/v1/tags/${encodeURIComponent(q)}`);
       expect([200, 404], q).to.include(tag.status);
     }
     // A NUL is refused by the house's text guard with a clear 422, never a database error.
-    const nul = await rest(t.url, `/api/v2/search?q=${encodeURIComponent('tables\u0000chairs')}`, { token: bob.token });
+    const nul = await rest(t.url, `/api/v2/search?q=${encodeURIComponent('tables\u0000chairs')}`, {
+      token: bob.token,
+    });
     expect(nul.status).to.equal(422);
     expect(nul.body.error).to.be.a('string');
     // `%` and `_` are literal in prefixes, not wildcards.
@@ -298,7 +355,9 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
     expect(first.body.map((x) => x.name)).to.deep.equal(['dogs', 'newtag']);
     const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
     expect(next).to.be.a('string');
-    const second = await rest<Json[]>(t.url, new URL(next!).pathname + new URL(next!).search, { token: dave.token });
+    const second = await rest<Json[]>(t.url, new URL(next!).pathname + new URL(next!).search, {
+      token: dave.token,
+    });
     expect(second.body.map((x) => x.name)).to.deep.equal(['Cats']);
     const unfollowed = await call(dave, '/api/v1/tags/newtag/unfollow', 'POST');
     expect(unfollowed.body.following).to.equal(false);

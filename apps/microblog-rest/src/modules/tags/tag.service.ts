@@ -142,7 +142,10 @@ export class TagService {
   }
 
   /** Tag views for rows (in their order): the week's history and `following` in two queries. */
-  async views(rows: ReadonlyArray<{ id: string; name: string }>, viewerId: string | null): Promise<TagView[]> {
+  async views(
+    rows: ReadonlyArray<{ id: string; name: string }>,
+    viewerId: string | null,
+  ): Promise<TagView[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((row) => row.id);
     const since = startOfDay(Date.now()) - (HISTORY_DAYS - 1) * DAY_MS;
@@ -166,9 +169,7 @@ export class TagService {
     ]);
     const followedIds = new Set(followed.map((row) => row.tagId));
     return rows.map((row) => {
-      const days = new Map(
-        usage.filter((u) => u.tagId === row.id).map((u) => [Number(u.day), u] as const),
-      );
+      const days = new Map(usage.filter((u) => u.tagId === row.id).map((u) => [Number(u.day), u] as const));
       return {
         id: row.id,
         name: row.name,
