@@ -9,6 +9,7 @@ import {
   type TestApp,
 } from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
+import { openStreamingSocket } from '../../testing/streaming-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { FAN_OUT_JOB, HOME_MERGE_JOB } from '../statuses/status.service.js';
 import { STATUS_SEARCH_SQL } from './search.service.js';
@@ -369,6 +370,12 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
     const home = async (who: Signed) =>
       (await rest<Json[]>(t.url, '/api/v1/timelines/home', { token: who.token })).body.map((s) => s.id);
     expect((await call(alice, '/api/v1/tags/birds/follow', 'POST')).status).to.equal(200);
+    // alice's user stream hears it too (streaming reads the home feed the fan-out wrote, §2.6).
+    const socket = await openStreamingSocket(t.url, alice.token);
+    const subscriptions = t.ctx.streaming.openSubscriptions;
+    socket.send({ type: 'subscribe', stream: 'user' });
+    for (let waited = 0; t.ctx.streaming.openSubscriptions === subscriptions && waited < 10_000; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     // carol is not followed by alice.
     const tagged = await post(carol, { status: 'Spotted a heron #Birds', visibility: 'public' });
     const unlisted = await post(carol, { status: 'quiet #birds', visibility: 'unlisted' });
@@ -378,6 +385,11 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
     expect(feed).to.include(tagged);
     expect(feed).to.not.include(unlisted);
     expect(feed).to.not.include(untagged);
+    const streamed = await socket.frames.next(
+      (frame) => frame.event === 'update' && (JSON.parse(frame.payload!) as Json).id === tagged,
+    );
+    expect(streamed.stream).to.deep.equal(['user']);
+    await socket.close();
     // An author who blocks the follower does not reach them.
     expect((await call(carol, `/api/v1/accounts/${alice.id}/block`, 'POST')).status).to.equal(200);
     const blocked = await post(carol, { status: 'again #birds', visibility: 'public' });
