@@ -57,6 +57,9 @@ export interface SearchServiceDeps {
   logger: Logger;
 }
 
+/** The windows of time a status search widens through, in days before its upper bound; null: all. */
+const SEARCH_WINDOWS_DAYS = [1, 7, 30, 365, null] as const;
+
 const ACTOR_TYPES = new Set(['Person', 'Service', 'Group', 'Organization', 'Application']);
 
 /** Mastodon's answers when a caller without a user token asks for what needs one (§2.2, 4.0). */
@@ -129,22 +132,37 @@ export class SearchService {
     query: Pick<SearchQuery, 'accountId' | 'limit' | 'offset' | 'maxId' | 'minId'>,
   ): Promise<string[]> {
     if (query.accountId !== null && !isRowId(query.accountId)) return [];
-    const bind: unknown[] = [viewerId, term, query.accountId, query.limit, query.offset];
-    let bounds = '';
-    if (query.maxId !== null && isRowId(query.maxId)) {
-      bind.push(query.maxId);
-      bounds += ` AND s.id < $${bind.length}::bigint`;
+    const maxId = query.maxId !== null && isRowId(query.maxId) ? query.maxId : null;
+    const minId = query.minId !== null && isRowId(query.minId) ? query.minId : null;
+    const wanted = query.offset + query.limit;
+    // Newest first, in widening windows of time below the upper bound (ids are time-sortable, ADR
+    // 0019): a common word's newest matches are found in the first window without sorting all of its
+    // matches; a rare word costs a few cheap index lookups more (ADR 0035).
+    const upperMs = maxId === null ? Date.now() : Number(BigInt(maxId) >> 16n);
+    for (const days of SEARCH_WINDOWS_DAYS) {
+      const lower =
+        days === null ? null : (BigInt(Math.max(upperMs - days * 86_400_000, 0)) << 16n).toString();
+      const last = lower === null || (minId !== null && BigInt(lower) <= BigInt(minId));
+      const bind: unknown[] = [viewerId, term, query.accountId, wanted];
+      let bounds = '';
+      for (const [operator, value] of [
+        ['<', maxId],
+        ['>', minId],
+        ['>=', last ? null : lower],
+      ] as const) {
+        if (value === null) continue;
+        bind.push(value);
+        bounds += ` AND s.id ${operator} $${bind.length}::bigint`;
+      }
+      const rows = await this.deps.sequelize.query<{ id: string }>(
+        `${STATUS_SEARCH_SQL}${bounds} ORDER BY s.id DESC LIMIT $4`,
+        { bind, type: QueryTypes.SELECT },
+      );
+      if (last || rows.length >= wanted) {
+        return rows.slice(query.offset, wanted).map((row) => row.id);
+      }
     }
-    if (query.minId !== null && isRowId(query.minId)) {
-      bind.push(query.minId);
-      bounds += ` AND s.id > $${bind.length}::bigint`;
-    }
-    const rows = await this.deps.sequelize.query<{ id: string }>(
-      `${STATUS_SEARCH_SQL}${bounds}
-        ORDER BY s.id DESC LIMIT $4 OFFSET $5`,
-      { bind, type: QueryTypes.SELECT },
-    );
-    return rows.map((row) => row.id);
+    return [];
   }
 
   private async accounts(userId: string | null, q: string, query: SearchQuery): Promise<AccountView[]> {
