@@ -300,7 +300,17 @@ export const AppContext = {
         });
       const search =
         overrides.search ??
-        new SearchService({ sequelize, accounts, relationships, tags, statuses, actors, federation, logger });
+        new SearchService({
+          sequelize,
+          accounts,
+          relationships,
+          tags,
+          statuses,
+          actors,
+          federation,
+          logger,
+          publicUrl: config.http.publicUrl,
+        });
       // resolve=true of a status URL stores the remote status (modules/search/remote-status.ts).
       search.addObjectResolver(remoteStatusResolver({ sequelize, federation, logger }));
       // Streaming hears statuses, notifications and filters once their changes are committed.

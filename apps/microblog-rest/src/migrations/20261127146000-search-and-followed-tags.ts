@@ -11,6 +11,7 @@ import type { Migration } from '@agora/db';
  *   one expression.
  * - Hashtag prefixes: `lower(name) text_pattern_ops` (the unique index on `lower(name)` uses the
  *   database collation, which `LIKE 'abc%'` cannot use).
+ * - `statuses (url)`: `resolve` finds a status by its page as well as by its id.
  * - `tag_follows`: hashtags an account follows; the fan-out job reads it by tag, the followed tags
  *   list pages it by account.
  */
@@ -29,6 +30,8 @@ export const searchAndFollowedTags: Migration = {
     await q(`CREATE INDEX statuses_search_idx ON statuses
                USING gin (status_search_document(spoiler_text, text, content))
                WHERE deleted_at IS NULL AND reblog_of_id IS NULL`);
+    // resolve: a status named by its page (`url`); `uri` has its unique index already.
+    await q('CREATE INDEX statuses_url_idx ON statuses (url) WHERE url IS NOT NULL');
     await q('CREATE INDEX tags_name_prefix_idx ON tags (lower(name) text_pattern_ops)');
     await q(`
       CREATE TABLE tag_follows (
@@ -45,6 +48,7 @@ export const searchAndFollowedTags: Migration = {
     const q = (sql: string) => sequelize.query(sql);
     await q('DROP TABLE tag_follows');
     await q('DROP INDEX tags_name_prefix_idx');
+    await q('DROP INDEX statuses_url_idx');
     await q('DROP INDEX statuses_search_idx');
     await q('DROP FUNCTION status_search_document(text, text, text)');
   },

@@ -55,6 +55,7 @@ export interface SearchServiceDeps {
   actors: ActorStore;
   federation: Federation;
   logger: Logger;
+  publicUrl: string;
 }
 
 /** The windows of time a status search widens through, in days before its upper bound; null: all. */
@@ -187,7 +188,8 @@ export class SearchService {
     resolve: boolean,
   ): Promise<{ kind: 'account'; account: AccountView } | { kind: 'status'; id: string } | null> {
     const known = await this.knownByUrl(url, viewerId);
-    if (known || !resolve) return known;
+    // Our own URLs are never fetched: what we do not know of ours does not exist.
+    if (known || !resolve || this.isOurs(url)) return known;
     let document: Record<string, unknown>;
     let answeredUrl: string;
     try {
@@ -234,21 +236,36 @@ export class SearchService {
     viewerId: string | null,
   ): Promise<{ kind: 'account'; account: AccountView } | { kind: 'status'; id: string } | null> {
     const [status] = await this.deps.sequelize.query<{ id: string }>(
-      `SELECT s.id::text AS id FROM statuses s
-        WHERE (s.uri = $1 OR s.url = $1) AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
-        LIMIT 1`,
+      `SELECT id FROM (
+         SELECT s.id::text AS id FROM statuses s WHERE s.uri = $1 AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+         UNION ALL
+         SELECT s.id::text FROM statuses s WHERE s.url = $1 AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+       ) found LIMIT 1`,
       { bind: [url], type: QueryTypes.SELECT },
     );
     if (status)
       return (await this.knownStatus(status.id, viewerId)) ? { kind: 'status', id: status.id } : null;
-    const [actor] = await this.deps.sequelize.query<{ id: string }>(
-      `SELECT a.id::text AS id FROM actors a WHERE a.uri = $1
-       UNION ALL SELECT a.id::text FROM actors a WHERE a.url = $1 LIMIT 1`,
-      { bind: [url], type: QueryTypes.SELECT },
-    );
-    if (!actor) return null;
+    // An account by its id (`uri`, indexed), or a local one by its profile page (`/@name`).
+    const page = this.localProfileName(url);
+    const actor =
+      page !== null
+        ? await this.deps.actors.findByUsername(page, null)
+        : await this.deps.actors.findByUri(url);
+    if (!actor || (actor.local && !['Person', 'Service'].includes(actor.type))) return null;
     const views = await this.visibleAccounts(viewerId, [actor.id]);
     return views[0] ? { kind: 'account', account: views[0] } : null;
+  }
+
+  private isOurs(url: string): boolean {
+    return URL.canParse(url) && new URL(url).origin === new URL(this.deps.publicUrl).origin;
+  }
+
+  /** `name` of `<our origin>/@name`, else null. */
+  private localProfileName(url: string): string | null {
+    if (!this.isOurs(url)) return null;
+    const parsed = new URL(url);
+    const match = /^\/@([A-Za-z0-9_]+)\/?$/.exec(parsed.pathname);
+    return match?.[1] ?? null;
   }
 
   /** Whether the viewer may see the status (its hydration applies the same rule again). */

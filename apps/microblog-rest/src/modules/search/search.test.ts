@@ -184,6 +184,10 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
       expect(found, url).to.deep.equal({ accounts: [], statuses: [], hashtags: [] });
     }
     expect(await actorCount()).to.equal(before);
+    // Our own unknown URLs are not fetched either.
+    const ours = await search(alice, { q: `${t.url}/users/nobody`, resolve: 'true' });
+    expect(ours).to.deep.equal({ accounts: [], statuses: [], hashtags: [] });
+    expect(await actorCount()).to.equal(before);
   });
 
   it('statuses: full text over what the viewer may search (own, mentioned, favourited, bookmarked, reblogged; public of indexable accounts)', async () => {
@@ -238,6 +242,15 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
     // A status URL we know is found by it.
     const byUrl = await search(bob, { q: `${t.url}/users/alice/statuses/${alicePublic}` });
     expect(byUrl.statuses.map((s) => s.id)).to.deep.equal([alicePublic]);
+    // …and by its page, as the account by its profile page; a status the viewer may not see is not.
+    const page = String(byUrl.statuses[0]!.url);
+    expect((await search(dave, { q: page })).statuses.map((s) => s.id)).to.deep.equal([alicePublic]);
+    expect((await search(dave, { q: `${t.url}/@alice` })).accounts.map((a) => a.id)).to.deep.equal([
+      alice.id,
+    ]);
+    expect(
+      (await search(alice, { q: `${t.url}/users/carol/statuses/${carolPrivate}` })).statuses,
+    ).to.deep.equal([]);
     // Older statuses are found past the recent windows the search looks in first (ADR 0035).
     const [ancient] = await t.ctx.sequelize.query<{ id: string }>(
       `INSERT INTO statuses (id, account_id, local, text, visibility, created_at)
