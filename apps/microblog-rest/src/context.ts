@@ -23,6 +23,9 @@ import { MarkerService } from './modules/markers/marker.service.js';
 import { PollService } from './modules/polls/poll.service.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
+import { SearchService } from './modules/search/search.service.js';
+import { remoteStatusResolver } from './modules/search/remote-status.js';
+import { TagService } from './modules/tags/tag.service.js';
 import { FilterService, NotificationService } from './modules/notifications/index.js';
 import { StreamingService } from './modules/streaming/streaming.service.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
@@ -91,6 +94,10 @@ export interface AppContextParts {
   timelines: TimelineService;
   /** Announcements administrators write; users read, dismiss and react to them. */
   announcements: AnnouncementService;
+  /** Hashtags: the Tag entity, followed tags (which feed the home timeline through the fan-out). */
+  tags: TagService;
+  /** GET /api/v2/search: accounts, statuses (full text) and hashtags; `resolve` of URLs and addresses. */
+  search: SearchService;
   /** The streaming API's hub in this process: events heard on the pg pub/sub, sent to open streams. */
   streaming: StreamingService;
   /** Request limits shared by every process of the service (packages/auth). */
@@ -226,6 +233,9 @@ export const AppContext = {
         overrides.scheduledStatuses ??
         new ScheduledStatusService({ sequelize, queue: infrastructure.queue, logger, actors, statuses });
       statuses.addFeedWriter((statusId) => conversations.fanOut(statusId));
+      // A new public status with a followed hashtag joins the follower's home feed (issue 16 §2).
+      const tags = overrides.tags ?? new TagService({ sequelize });
+      statuses.addFeedWriter((statusId) => tags.fanOut(statusId));
       // A follow that starts counting brings the target's statuses into the follower's home feed; an
       // accepted follow that ends takes them out (jobs; only local followers have a home feed).
       federation.follows.addListener({
@@ -288,6 +298,21 @@ export const AppContext = {
             await notifications.forgetSender(accountId, targetId);
           },
         });
+      const search =
+        overrides.search ??
+        new SearchService({
+          sequelize,
+          accounts,
+          relationships,
+          tags,
+          statuses,
+          actors,
+          federation,
+          logger,
+          publicUrl: config.http.publicUrl,
+        });
+      // resolve=true of a status URL stores the remote status (modules/search/remote-status.ts).
+      search.addObjectResolver(remoteStatusResolver({ sequelize, federation, logger }));
       // Streaming hears statuses, notifications and filters once their changes are committed.
       const streaming =
         overrides.streaming ??
@@ -362,6 +387,8 @@ export const AppContext = {
         rateLimiter,
         jobs,
         streaming,
+        tags,
+        search,
         sessions:
           overrides.sessions ??
           new SessionActivations({ sequelize, maxPerUser: config.sessions.maxActivations }),

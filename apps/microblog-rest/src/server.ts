@@ -30,9 +30,11 @@ import { statusesRouter } from './api/v1/statuses.js';
 import { attachStreamingSocket } from './api/v1/streaming-socket.js';
 import { streamingRouter } from './api/v1/streaming.js';
 import { timelinesRouter } from './api/v1/timelines.js';
+import { tagsRouter } from './api/v1/tags.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
 import { mediaV2Router } from './api/v2/media.js';
+import { searchRouter } from './api/v2/search.js';
 import { filtersV1Router } from './api/v1/filters.js';
 import { notificationsV1Router } from './api/v1/notifications.js';
 import { filtersV2Router } from './api/v2/filters.js';
@@ -195,6 +197,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(markersRouter(ctx.markers, accounts, guards));
   app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
   app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines, lists: ctx.lists }));
+  app.use(tagsRouter({ ...statusDeps, tags: ctx.tags }));
   app.use(
     conversationsRouter({
       ...statusDeps,
@@ -220,6 +223,7 @@ export function createApp(ctx: AppContext): express.Express {
   // /api/v2/* (api/v2/<resource>.ts)
   app.use(instanceV2Router(ctx.instanceDocuments));
   app.use(mediaV2Router(mediaDeps));
+  app.use(searchRouter({ ...statusDeps, search: ctx.search }));
   app.use(notificationsV2Router(notificationDeps));
   app.use(filtersV2Router(notificationDeps));
   // /oauth/* (oauth/) and /auth/* (auth/)

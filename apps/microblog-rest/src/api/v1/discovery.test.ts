@@ -30,7 +30,6 @@ describe('first-screen lists nothing backs yet: empty JSON arrays (issue 15 §3,
       expect([path, answer.status, answer.body]).to.deep.equal([path, 200, []]);
     }
     const personal = [
-      '/api/v1/followed_tags',
       '/api/v1/featured_tags',
       '/api/v1/featured_tags/suggestions',
       '/api/v1/endorsements',

@@ -334,14 +334,14 @@ export class RelationshipService {
    * GET /api/v1/accounts/search: accounts whose name or display name starts with `q` (exact names
    * first, local before remote), or the one account `user@domain` names, fetched through WebFinger
    * when `resolve` is set. `following`: only accounts the viewer follows. Accounts the viewer blocks
-   * or is blocked by are left out.
+   * or is blocked by are left out. Without a viewer (the public v2 search): no resolve, no `following`.
    */
   async search(
-    userId: string,
+    userId: string | null,
     query: { q: string; limit: number; offset: number; resolve: boolean; following: boolean },
   ): Promise<AccountView[]> {
-    const viewer = await this.deps.accounts.activeAccount(userId);
-    const term = query.q.trim().replace(/^@/, '');
+    const viewer = userId === null ? null : await this.deps.accounts.activeAccount(userId);
+    const term = query.q.replaceAll('\u0000', '').trim().replace(/^@/, '');
     if (term === '') return [];
     const address = /^([^@\s]+)@([^@\s]+)$/.exec(term);
     if (address) {
@@ -349,14 +349,17 @@ export class RelationshipService {
       const [, username, host] = address as unknown as [string, string, string];
       const local = host.toLowerCase() === this.deps.accounts.localDomain;
       let actor = await this.deps.actors.findByUsername(username, local ? null : host.toLowerCase());
-      if (!actor && !local && query.resolve) {
+      if (!actor && !local && query.resolve && viewer) {
         actor = await this.deps.federation.resolveAccount(term).catch((error: unknown) => {
           if (error instanceof NotFound || error instanceof BadInput) return null;
           throw error;
         });
       }
-      if (!actor || actor.suspended || (await this.blocksEither(viewer.id, actor))) return [];
-      if (query.following && !(await this.deps.federation.follows.find(viewer.id, actor.id))?.accepted)
+      if (!actor || actor.suspended || (viewer && (await this.blocksEither(viewer.id, actor)))) return [];
+      if (
+        query.following &&
+        !(viewer && (await this.deps.federation.follows.find(viewer.id, actor.id))?.accepted)
+      )
         return [];
       return this.deps.accounts.views([actor]);
     }
@@ -365,14 +368,14 @@ export class RelationshipService {
       `SELECT a.id::text AS id FROM actors a
         WHERE a.suspended_at IS NULL AND a.type IN ('Person', 'Service', 'Group')
           AND (lower(a.username) LIKE $2 OR lower(a.display_name) LIKE $2)
-          AND ($3::boolean IS FALSE OR EXISTS (SELECT 1 FROM follows f WHERE f.actor_id = $1
+          AND ($3::boolean IS FALSE OR EXISTS (SELECT 1 FROM follows f WHERE f.actor_id = $1::bigint
                  AND f.target_actor_id = a.id AND f.accepted_at IS NOT NULL))
-          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = $1 AND b.target_account_id = a.id)
-                 OR (b.account_id = a.id AND b.target_account_id = $1))
+          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE (b.account_id = $1::bigint AND b.target_account_id = a.id)
+                 OR (b.account_id = a.id AND b.target_account_id = $1::bigint))
         ORDER BY lower(a.username) = $4 DESC, a.domain IS NOT NULL, a.id
         LIMIT $5 OFFSET $6`,
       {
-        bind: [viewer.id, prefix, query.following, term.toLowerCase(), query.limit, query.offset],
+        bind: [viewer?.id ?? null, prefix, query.following, term.toLowerCase(), query.limit, query.offset],
         type: QueryTypes.SELECT,
       },
     );

@@ -1,0 +1,307 @@
+import { BadInput, NotFound, Unauthenticated, type Logger } from '@agora/core';
+import { isRowId } from '@agora/db';
+import {
+  ACTIVITY_ACCEPT,
+  FetchError,
+  RemoteActorError,
+  type Actor,
+  type ActorStore,
+  type Federation,
+} from '@agora/federation';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { AccountService, AccountView } from '../accounts/account.service.js';
+import type { RelationshipService } from '../relationships/index.js';
+import type { StatusService } from '../statuses/status.service.js';
+import type { TagService, TagView } from '../tags/tag.service.js';
+
+export type SearchType = 'accounts' | 'statuses' | 'hashtags';
+
+export interface SearchQuery {
+  q: string;
+  type: SearchType | null;
+  resolve: boolean;
+  following: boolean;
+  accountId: string | null;
+  excludeUnreviewed: boolean;
+  limit: number;
+  offset: number;
+  maxId: string | null;
+  minId: string | null;
+}
+
+export interface SearchResults {
+  accounts: AccountView[];
+  /** Status ids, newest first; the route hydrates them for the viewer. */
+  statuses: string[];
+  hashtags: TagView[];
+}
+
+/**
+ * Stores a remote object found by `resolve` (a Note, an Article…) and returns its status id, or null
+ * when the resolver does not take that object. The ActivityPub statuses module registers one.
+ */
+export type ObjectResolver = (object: {
+  id: string;
+  type: string;
+  document: Record<string, unknown>;
+}) => Promise<string | null>;
+
+export interface SearchServiceDeps {
+  sequelize: Sequelize;
+  accounts: AccountService;
+  relationships: RelationshipService;
+  tags: TagService;
+  statuses: Pick<StatusService, 'visibleIds'>;
+  actors: ActorStore;
+  federation: Federation;
+  logger: Logger;
+  publicUrl: string;
+}
+
+/** The windows of time a status search widens through, in days before its upper bound; null: all. */
+const SEARCH_WINDOWS_DAYS = [1, 7, 30, 365, null] as const;
+
+const ACTOR_TYPES = new Set(['Person', 'Service', 'Group', 'Organization', 'Application']);
+
+/** Mastodon's answers when a caller without a user token asks for what needs one (§2.2, 4.0). */
+export const SEARCH_ERRORS = {
+  resolve: 'Search queries that resolve remote resources are not supported without authentication',
+  offset: 'Search queries pagination is not supported without authentication',
+};
+
+/**
+ * GET /api/v2/search (issue 16 §2; not-shown.md §2.2): accounts by name prefix (the relationships
+ * module's account search), statuses by full text (PostgreSQL text search, `simple` configuration,
+ * over what the viewer may search: see `statusIds`), hashtags by prefix, and `resolve` of a URL
+ * (an account or a status, through the guarded fetch) or of `user@domain` (WebFinger).
+ */
+export class SearchService {
+  private readonly objectResolvers: ObjectResolver[] = [];
+
+  constructor(private readonly deps: SearchServiceDeps) {}
+
+  /** Adds a resolver for remote objects that are not actors (see ObjectResolver). */
+  addObjectResolver(resolver: ObjectResolver): void {
+    this.objectResolvers.push(resolver);
+  }
+
+  /** `viewer`: the signed-in caller's user and account, null for a public search. */
+  async search(
+    viewer: { userId: string; accountId: string } | null,
+    query: SearchQuery,
+  ): Promise<SearchResults> {
+    const viewerId = viewer?.accountId ?? null;
+    if (viewerId === null && query.resolve) throw new Unauthenticated(SEARCH_ERRORS.resolve);
+    if (viewerId === null && query.offset > 0) throw new Unauthenticated(SEARCH_ERRORS.offset);
+    const results: SearchResults = { accounts: [], statuses: [], hashtags: [] };
+    // A NUL cannot be sent to PostgreSQL in text; it is no part of anything searchable anyway.
+    const q = query.q.replaceAll('\u0000', '').trim();
+    if (q === '') return results;
+    const wants = (type: SearchType) => query.type === null || query.type === type;
+
+    if (/^https?:\/\//i.test(q)) {
+      // A URL names one thing: an account or a status, known here or fetched when `resolve` is set.
+      if (query.offset > 0) return results;
+      const found = await this.byUrl(q, viewerId, query.resolve);
+      if (found?.kind === 'account' && wants('accounts')) results.accounts = [found.account];
+      if (found?.kind === 'status' && wants('statuses')) results.statuses = [found.id];
+      return results;
+    }
+
+    if (wants('accounts')) {
+      results.accounts = await this.accounts(viewer?.userId ?? null, q, query);
+    }
+    if (wants('statuses') && viewerId !== null) {
+      results.statuses = await this.statusIds(viewerId, q, query);
+    }
+    if (wants('hashtags')) {
+      results.hashtags = await this.deps.tags.search(q, viewerId, query.limit, query.offset);
+    }
+    return results;
+  }
+
+  /**
+   * Statuses whose content warning or text matches `term` (`websearch_to_tsquery`: words, "quoted
+   * phrases", `or`, `-word`; any other character is only text) among those the viewer may search,
+   * Mastodon's rule since 4.2: the viewer's own statuses, and those the viewer was mentioned in,
+   * favourited, bookmarked or reblogged, whatever their visibility; and public statuses of accounts
+   * that opted in to search (`indexable`). Newest first; `account_id` narrows to one author.
+   */
+  async statusIds(
+    viewerId: string,
+    term: string,
+    query: Pick<SearchQuery, 'accountId' | 'limit' | 'offset' | 'maxId' | 'minId'>,
+  ): Promise<string[]> {
+    if (query.accountId !== null && !isRowId(query.accountId)) return [];
+    const maxId = query.maxId !== null && isRowId(query.maxId) ? query.maxId : null;
+    const minId = query.minId !== null && isRowId(query.minId) ? query.minId : null;
+    const wanted = query.offset + query.limit;
+    // Newest first, in widening windows of time below the upper bound (ids are time-sortable, ADR
+    // 0019): a common word's newest matches are found in the first window without sorting all of its
+    // matches; a rare word costs a few cheap index lookups more (ADR 0035).
+    const upperMs = maxId === null ? Date.now() : Number(BigInt(maxId) >> 16n);
+    for (const days of SEARCH_WINDOWS_DAYS) {
+      const lower =
+        days === null ? null : (BigInt(Math.max(upperMs - days * 86_400_000, 0)) << 16n).toString();
+      const last = lower === null || (minId !== null && BigInt(lower) <= BigInt(minId));
+      const bind: unknown[] = [viewerId, term, query.accountId, wanted];
+      let bounds = '';
+      for (const [operator, value] of [
+        ['<', maxId],
+        ['>', minId],
+        ['>=', last ? null : lower],
+      ] as const) {
+        if (value === null) continue;
+        bind.push(value);
+        bounds += ` AND s.id ${operator} $${bind.length}::bigint`;
+      }
+      const rows = await this.deps.sequelize.query<{ id: string }>(
+        `${STATUS_SEARCH_SQL}${bounds} ORDER BY s.id DESC LIMIT $4`,
+        { bind, type: QueryTypes.SELECT },
+      );
+      if (last || rows.length >= wanted) {
+        return rows.slice(query.offset, wanted).map((row) => row.id);
+      }
+    }
+    return [];
+  }
+
+  private async accounts(userId: string | null, q: string, query: SearchQuery): Promise<AccountView[]> {
+    return this.deps.relationships.search(userId, {
+      q,
+      limit: query.limit,
+      offset: query.offset,
+      resolve: query.resolve,
+      following: query.following,
+    });
+  }
+
+  /**
+   * The account or status a URL names: one we know by its id (`uri`) or its page (`url`), else, with
+   * `resolve`, the document the guarded fetch gets from it (private addresses, oversized and slow
+   * answers refused there): an actor is stored by the federation package, another object by the
+   * registered object resolvers. A URL that cannot be fetched finds nothing (as the reference).
+   */
+  private async byUrl(
+    url: string,
+    viewerId: string | null,
+    resolve: boolean,
+  ): Promise<{ kind: 'account'; account: AccountView } | { kind: 'status'; id: string } | null> {
+    const known = await this.knownByUrl(url, viewerId);
+    // Our own URLs are never fetched: what we do not know of ours does not exist.
+    if (known || !resolve || this.isOurs(url)) return known;
+    let document: Record<string, unknown>;
+    let answeredUrl: string;
+    try {
+      const response = await this.deps.federation.fetch.get(url, { headers: { accept: ACTIVITY_ACCEPT } });
+      if (!response.ok) return null;
+      const body = response.json();
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+      document = body as Record<string, unknown>;
+      answeredUrl = response.url;
+    } catch (error) {
+      if (error instanceof FetchError) {
+        this.deps.logger.info({ url, reason: error.code }, 'search: a URL to resolve could not be fetched');
+        return null;
+      }
+      throw error;
+    }
+    const id = typeof document.id === 'string' ? document.id : null;
+    const type = typeof document.type === 'string' ? document.type : null;
+    if (id === null || type === null || !/^https?:\/\//i.test(id)) return null;
+    if (ACTOR_TYPES.has(type)) {
+      try {
+        // Fetched again from its own id, so a page cannot pass off another host's actor.
+        const actor = await this.deps.federation.remoteActors.resolve(id);
+        const views = await this.visibleAccounts(viewerId, [actor.id]);
+        return views[0] ? { kind: 'account', account: views[0] } : null;
+      } catch (error) {
+        if (error instanceof RemoteActorError || error instanceof FetchError) return null;
+        if (error instanceof NotFound || error instanceof BadInput) return null;
+        throw error;
+      }
+    }
+    // An object is taken as it was served only from its own origin (CVE-2024-23832).
+    if (new URL(id).origin !== new URL(answeredUrl).origin) return null;
+    for (const resolver of this.objectResolvers) {
+      const statusId = await resolver({ id, type, document });
+      if (statusId !== null)
+        return (await this.knownStatus(statusId, viewerId)) ? { kind: 'status', id: statusId } : null;
+    }
+    return null;
+  }
+
+  private async knownByUrl(
+    url: string,
+    viewerId: string | null,
+  ): Promise<{ kind: 'account'; account: AccountView } | { kind: 'status'; id: string } | null> {
+    const [status] = await this.deps.sequelize.query<{ id: string }>(
+      `SELECT id FROM (
+         SELECT s.id::text AS id FROM statuses s WHERE s.uri = $1 AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+         UNION ALL
+         SELECT s.id::text FROM statuses s WHERE s.url = $1 AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+       ) found LIMIT 1`,
+      { bind: [url], type: QueryTypes.SELECT },
+    );
+    if (status)
+      return (await this.knownStatus(status.id, viewerId)) ? { kind: 'status', id: status.id } : null;
+    // An account by its id (`uri`, indexed), or a local one by its profile page (`/@name`).
+    const page = this.localProfileName(url);
+    const actor =
+      page !== null
+        ? await this.deps.actors.findByUsername(page, null)
+        : await this.deps.actors.findByUri(url);
+    if (!actor || (actor.local && !['Person', 'Service'].includes(actor.type))) return null;
+    const views = await this.visibleAccounts(viewerId, [actor.id]);
+    return views[0] ? { kind: 'account', account: views[0] } : null;
+  }
+
+  private isOurs(url: string): boolean {
+    return URL.canParse(url) && new URL(url).origin === new URL(this.deps.publicUrl).origin;
+  }
+
+  /** `name` of `<our origin>/@name`, else null. */
+  private localProfileName(url: string): string | null {
+    if (!this.isOurs(url)) return null;
+    const parsed = new URL(url);
+    const match = /^\/@([A-Za-z0-9_]+)\/?$/.exec(parsed.pathname);
+    return match?.[1] ?? null;
+  }
+
+  /** Whether the viewer may see the status (its hydration applies the same rule again). */
+  private async knownStatus(id: string, viewerId: string | null): Promise<boolean> {
+    return (await this.deps.statuses.visibleIds([id], viewerId)).length === 1;
+  }
+
+  /** Accounts by id, without suspended ones and those the viewer blocks or is blocked by. */
+  private async visibleAccounts(viewerId: string | null, ids: string[]): Promise<AccountView[]> {
+    const found = await this.deps.actors.findByIds(ids);
+    const shown: Actor[] = [];
+    for (const actor of ids.map((id) => found.get(id))) {
+      if (!actor || actor.suspended) continue;
+      if (viewerId !== null && (await this.deps.relationships.blocksEither(viewerId, actor))) continue;
+      shown.push(actor);
+    }
+    return this.deps.accounts.views(shown);
+  }
+}
+
+/**
+ * The status full-text query ($1 viewer, $2 the terms, $3 an optional author). The GIN index
+ * `statuses_search_idx` answers the match (same expression, same partial predicate); the
+ * visibility rule is checked on the matching rows. EXPLAIN in the report of issue 16 §2.
+ */
+export const STATUS_SEARCH_SQL = `SELECT s.id::text AS id FROM statuses s
+  WHERE status_search_document(s.spoiler_text, s.text, s.content) @@ websearch_to_tsquery('simple', $2)
+    AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+    AND ($3::bigint IS NULL OR s.account_id = $3::bigint)
+    AND (s.account_id = $1
+      OR (s.visibility = 'public' AND EXISTS (SELECT 1 FROM actors a WHERE a.id = s.account_id AND a.indexable))
+      OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = $1)
+      OR EXISTS (SELECT 1 FROM favourites f WHERE f.account_id = $1 AND f.status_id = s.id)
+      OR EXISTS (SELECT 1 FROM bookmarks b WHERE b.account_id = $1 AND b.status_id = s.id)
+      OR EXISTS (SELECT 1 FROM statuses r WHERE r.account_id = $1 AND r.reblog_of_id = s.id AND r.deleted_at IS NULL))
+    AND NOT EXISTS (SELECT 1 FROM blocks bl WHERE (bl.account_id = $1 AND bl.target_account_id = s.account_id)
+                                            OR (bl.account_id = s.account_id AND bl.target_account_id = $1))
+    AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = $1 AND mu.target_account_id = s.account_id
+                                           AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
