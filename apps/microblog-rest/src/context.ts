@@ -21,6 +21,7 @@ import { ConversationService } from './modules/conversations/conversation.servic
 import { ListService } from './modules/lists/list.service.js';
 import { MarkerService } from './modules/markers/marker.service.js';
 import { PollService } from './modules/polls/poll.service.js';
+import { PreviewCardService } from './modules/preview-cards/preview-card.service.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
 import { FilterService, NotificationService } from './modules/notifications/index.js';
@@ -73,6 +74,8 @@ export interface AppContextParts {
   remoteMedia: RemoteMedia;
   /** Statuses: posting, reading, edits, reblogs, favourites, bookmarks, pins, the home fan-out. */
   statuses: StatusService;
+  /** Preview cards of statuses' first links, fetched by a job through the guarded fetch. */
+  previewCards: PreviewCardService;
   /** Polls on statuses: votes, and the job that closes them at their end. */
   polls: PollService;
   /** Statuses kept for later and published by a job at their time. */
@@ -219,6 +222,17 @@ export const AppContext = {
           remoteImages: remoteMedia,
           polls,
         });
+      const previewCards =
+        overrides.previewCards ??
+        new PreviewCardService({
+          sequelize,
+          queue: infrastructure.queue,
+          logger: logger.child({ component: 'preview-cards' }),
+          fetch: federation.fetch,
+          images: remoteMedia.cache,
+          publicUrl: config.http.publicUrl,
+        });
+      statuses.addListener(previewCards.statusListener());
       const lists = overrides.lists ?? new ListService({ sequelize, queue: infrastructure.queue, logger });
       statuses.addFeedWriter((statusId) => lists.fanOut(statusId));
       const conversations = overrides.conversations ?? new ConversationService({ sequelize });
@@ -348,6 +362,7 @@ export const AppContext = {
         media,
         remoteMedia,
         statuses,
+        previewCards,
         polls,
         scheduledStatuses,
         lists,
