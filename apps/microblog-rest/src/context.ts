@@ -22,6 +22,8 @@ import { ListService } from './modules/lists/list.service.js';
 import { MarkerService } from './modules/markers/marker.service.js';
 import { PollService } from './modules/polls/poll.service.js';
 import { PreviewCardService } from './modules/preview-cards/preview-card.service.js';
+import { PushService } from './modules/push/push.service.js';
+import { resolveVapidKeys } from './modules/push/vapid-keys.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
 import { FilterService, NotificationService } from './modules/notifications/index.js';
@@ -94,6 +96,8 @@ export interface AppContextParts {
   timelines: TimelineService;
   /** Announcements administrators write; users read, dismiss and react to them. */
   announcements: AnnouncementService;
+  /** Web Push: subscriptions per access token, and the job sending encrypted notifications. */
+  push: PushService;
   /** The streaming API's hub in this process: events heard on the pg pub/sub, sent to open streams. */
   streaming: StreamingService;
   /** Request limits shared by every process of the service (packages/auth). */
@@ -124,7 +128,11 @@ export const AppContext = {
     const { logger, sequelize, pubsub } = infrastructure;
     try {
       const stats = overrides.stats ?? contributeUsageCounters(new InstanceStatsRegistry(logger), sequelize);
-      const instance = overrides.instance ?? new InstanceService({ config, sequelize, stats, logger });
+      // Web Push's VAPID pair: from the config, else generated once into the data folder.
+      const vapid = await resolveVapidKeys(config);
+      const instance =
+        overrides.instance ??
+        new InstanceService({ config, sequelize, stats, logger, vapidPublicKey: vapid.publicKey });
       const instanceDocuments =
         overrides.instanceDocuments ??
         new InstanceDocuments(instance, { ttlMs: config.instance.statsTtlSeconds * 1000, logger });
@@ -326,6 +334,20 @@ export const AppContext = {
         streaming.notificationsCreated(rows, transaction),
       );
       filters.addChangeListener((accountId) => streaming.filtersChanged(accountId));
+      const push =
+        overrides.push ??
+        new PushService({
+          sequelize,
+          queue: infrastructure.queue,
+          logger: logger.child({ component: 'push' }),
+          vapid,
+          subject: `mailto:${config.instance.contactEmail || `admin@${new URL(config.http.publicUrl).hostname}`}`,
+          fetch: federation.fetch,
+          cipher: new TokenCipher(secretKeyBase),
+          accountViews: { sequelize, actors, remoteImages: remoteMedia },
+          publicUrl: config.http.publicUrl,
+        });
+      notifications.addCreatedListener((rows, transaction) => push.notificationsCreated(rows, transaction));
       infrastructure.onClose(async () => streaming.close());
       const jobs =
         overrides.jobs ??
@@ -377,6 +399,7 @@ export const AppContext = {
         rateLimiter,
         jobs,
         streaming,
+        push,
         sessions:
           overrides.sessions ??
           new SessionActivations({ sequelize, maxPerUser: config.sessions.maxActivations }),

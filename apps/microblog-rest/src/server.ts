@@ -27,6 +27,7 @@ import { scheduledStatusesRouter } from './api/v1/scheduled-statuses.js';
 import { statusesRouter } from './api/v1/statuses.js';
 import { statusCardRouter } from './api/v1/status-card.js';
 import { oembedRouter } from './api/oembed.js';
+import { pushRouter } from './api/v1/push.js';
 import { attachStreamingSocket } from './api/v1/streaming-socket.js';
 import { streamingRouter } from './api/v1/streaming.js';
 import { timelinesRouter } from './api/v1/timelines.js';
@@ -176,7 +177,7 @@ export function createApp(ctx: AppContext): express.Express {
     }),
   );
   app.use(announcementsRouter({ announcements: ctx.announcements, accounts, guards, publicUrl }));
-  app.use(appsRouter(ctx.oauth, bodyLimitBytes));
+  app.use(appsRouter(ctx.oauth, bodyLimitBytes, ctx.push.vapidPublicKey));
   app.use(blocksRouter(relationships, guards, publicUrl));
   app.use(domainBlocksRouter(relationships, guards, publicUrl));
   app.use(followRequestsRouter(relationships, guards, publicUrl));
@@ -193,6 +194,7 @@ export function createApp(ctx: AppContext): express.Express {
   );
   app.use(statusCardRouter(statusDeps));
   app.use(scheduledStatusesRouter({ ...statusDeps, scheduledStatuses: ctx.scheduledStatuses }));
+  app.use(pushRouter({ push: ctx.push, accounts, guards }));
   app.use(markersRouter(ctx.markers, accounts, guards));
   app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
   app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines, lists: ctx.lists }));
@@ -267,6 +269,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.scheduledStatuses.registerWorker();
       await ctx.lists.registerWorker();
       await ctx.notifications.registerWorker();
+      await ctx.push.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       // Web processes only enqueue: housekeeping runs where workers run.
