@@ -10,8 +10,10 @@ import { loadAccounts } from '../statuses/views/accounts.view.js';
 import { PUSH_ALERTS, type PushAlert, type PushAlerts, type PushPolicy } from './push-params.js';
 import type { VapidKeys } from './vapid-keys.js';
 
-/** The job that encrypts and sends one notification to its recipient's subscriptions. */
+/** The job that picks the subscriptions one notification goes to. */
 export const WEB_PUSH_JOB = 'microblog.web-push';
+/** The job that encrypts and sends one notification to one subscription (retried alone). */
+export const WEB_PUSH_DELIVERY_JOB = 'microblog.web-push-delivery';
 
 const RECORD_NOT_FOUND = 'Record not found';
 /** How long a push service keeps a message for an offline device (Mastodon: 48 hours). */
@@ -164,32 +166,34 @@ export class PushService {
     await this.deps.queue.work<{ notificationId: string }>(WEB_PUSH_JOB, async (job) => {
       await this.push(job.data.notificationId);
     });
+    await this.deps.queue.work<{ notificationId: string; subscriptionId: string }>(
+      WEB_PUSH_DELIVERY_JOB,
+      async (job) => {
+        await this.deliver(job.data.notificationId, job.data.subscriptionId);
+      },
+    );
   }
 
-  /** Sends one notification to every subscription that wants it; returns how many were delivered. */
+  /**
+   * Works out which subscriptions of the recipient want a notification (its alert, the policy, a live
+   * token) and queues one delivery each, so a retry resends to that endpoint only. Returns how many.
+   */
   async push(notificationId: string): Promise<number> {
     const { sequelize } = this.deps;
-    const [notification] = await sequelize.query<{
-      type: string;
-      accountId: string;
-      fromAccountId: string;
-      statusText: string | null;
-      spoilerText: string | null;
-    }>(
-      `SELECT n.type, n.account_id::text AS "accountId", n.from_account_id::text AS "fromAccountId",
-              s.text AS "statusText", s.spoiler_text AS "spoilerText"
-         FROM notifications n LEFT JOIN statuses s ON s.id = n.status_id AND s.deleted_at IS NULL
-        WHERE n.id = $1`,
+    const [notification] = await sequelize.query<{ type: string; accountId: string; fromAccountId: string }>(
+      `SELECT type, account_id::text AS "accountId", from_account_id::text AS "fromAccountId"
+         FROM notifications WHERE id = $1`,
       { bind: [notificationId], type: QueryTypes.SELECT },
     );
     if (!notification || !(PUSH_ALERTS as readonly string[]).includes(notification.type)) return 0;
-    // The recipient's subscriptions that asked for this type, with the relations the policies need
-    // and the token (revoked tokens' subscriptions are not served and go).
-    const subscriptions = await sequelize.query<
-      PushSubscriptionRow & { tokenEncrypted: Buffer; revoked: boolean; follows: boolean; followed: boolean }
-    >(
-      `SELECT ${columns('w')},
-              t.token_encrypted AS "tokenEncrypted", t.revoked_at IS NOT NULL AS revoked,
+    const subscriptions = await sequelize.query<{
+      id: string;
+      policy: PushPolicy;
+      revoked: boolean;
+      follows: boolean;
+      followed: boolean;
+    }>(
+      `SELECT w.id::text AS id, w.policy, t.revoked_at IS NOT NULL AS revoked,
               EXISTS (SELECT 1 FROM follows f WHERE f.actor_id = w.account_id AND f.target_actor_id = $2
                          AND f.accepted_at IS NOT NULL) AS follows,
               EXISTS (SELECT 1 FROM follows f WHERE f.actor_id = $2 AND f.target_actor_id = w.account_id
@@ -201,6 +205,7 @@ export class PushService {
         type: QueryTypes.SELECT,
       },
     );
+    // A revoked token's subscription goes with it (Mastodon deletes it with the token).
     const revoked = subscriptions.filter((row) => row.revoked).map((row) => row.id);
     if (revoked.length > 0) await this.remove(revoked);
     const wanted = subscriptions.filter(
@@ -210,36 +215,58 @@ export class PushService {
           (row.policy === 'followed' && row.follows) ||
           (row.policy === 'follower' && row.followed)),
     );
-    if (wanted.length === 0) return 0;
+    for (const row of wanted) {
+      await this.deps.queue.send(WEB_PUSH_DELIVERY_JOB, { notificationId, subscriptionId: row.id });
+    }
+    return wanted.length;
+  }
+
+  /** Encrypts Mastodon's payload for one subscription and posts it; 'gone' endpoints lose their subscription. */
+  async deliver(
+    notificationId: string,
+    subscriptionId: string,
+  ): Promise<'sent' | 'gone' | 'failed' | 'skipped'> {
+    const { sequelize } = this.deps;
+    const [subscription] = await sequelize.query<PushSubscriptionRow & { tokenEncrypted: Buffer }>(
+      `SELECT ${columns('w')}, t.token_encrypted AS "tokenEncrypted"
+         FROM web_push_subscriptions w JOIN oauth_access_tokens t ON t.id = w.access_token_id
+        WHERE w.id = $1 AND t.revoked_at IS NULL`,
+      { bind: [subscriptionId], type: QueryTypes.SELECT },
+    );
+    const [notification] = await sequelize.query<{
+      type: string;
+      fromAccountId: string;
+      statusText: string | null;
+      spoilerText: string | null;
+    }>(
+      `SELECT n.type, n.from_account_id::text AS "fromAccountId",
+              s.text AS "statusText", s.spoiler_text AS "spoilerText"
+         FROM notifications n LEFT JOIN statuses s ON s.id = n.status_id AND s.deleted_at IS NULL
+        WHERE n.id = $1`,
+      { bind: [notificationId], type: QueryTypes.SELECT },
+    );
+    if (!subscription || !notification) return 'skipped';
     const sender = (await loadAccounts(this.deps.accountViews, [notification.fromAccountId])).get(
       notification.fromAccountId,
     );
-    if (!sender) return 0;
+    if (!sender) return 'skipped';
     const account = serializeAccount(sender, this.deps.publicUrl);
     const name = account.display_name.trim() || account.username;
     const title = (TITLES[notification.type] ?? (() => name))(name);
-    const body =
-      (notification.spoilerText || notification.statusText
-        ? truncate(notification.spoilerText || notification.statusText || '', BODY_LIMIT)
-        : plainText(account.note, BODY_LIMIT)) ?? '';
-    let delivered = 0;
-    const dead: string[] = [];
-    for (const subscription of wanted) {
-      const payload = JSON.stringify({
-        access_token: this.deps.cipher.decrypt(Buffer.from(subscription.tokenEncrypted)) ?? '',
-        preferred_locale: 'en',
-        notification_id: notificationId,
-        notification_type: notification.type,
-        icon: account.avatar_static,
-        title,
-        body,
-      });
-      const outcome = await this.send(subscription, payload);
-      if (outcome === 'gone') dead.push(subscription.id);
-      if (outcome === 'sent') delivered += 1;
-    }
-    if (dead.length > 0) await this.remove(dead);
-    return delivered;
+    const text = notification.spoilerText || notification.statusText;
+    const body = (text ? truncate(text, BODY_LIMIT) : plainText(account.note, BODY_LIMIT)) ?? '';
+    const payload = JSON.stringify({
+      access_token: this.deps.cipher.decrypt(Buffer.from(subscription.tokenEncrypted)) ?? '',
+      preferred_locale: 'en',
+      notification_id: notificationId,
+      notification_type: notification.type,
+      icon: account.avatar_static,
+      title,
+      body,
+    });
+    const outcome = await this.send(subscription, payload);
+    if (outcome === 'gone') await this.remove([subscription.id]);
+    return outcome;
   }
 
   private async send(

@@ -10,6 +10,7 @@ import {
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { QueryTypes } from 'sequelize';
 import { createRestAPIClient } from 'masto';
 import {
   registerApp,
@@ -20,7 +21,7 @@ import {
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { FAN_OUT_JOB } from '../statuses/status.service.js';
-import { WEB_PUSH_JOB } from './push.service.js';
+import { WEB_PUSH_DELIVERY_JOB, WEB_PUSH_JOB } from './push.service.js';
 
 // Web Push (issue 16 §4; not-shown.md §2.2 `/api/v1/push/subscription`, §2.3 WebPushSubscription):
 // a local push endpoint receives what the server sends and decrypts it by hand (RFC 8291 over
@@ -147,7 +148,7 @@ describe('Web Push: subscriptions and encrypted notifications (issue 16 §4)', f
     unlisted?.server.close();
   });
 
-  const settle = () => t.ctx.queue.drain([FAN_OUT_JOB, WEB_PUSH_JOB], 30_000);
+  const settle = () => t.ctx.queue.drain([FAN_OUT_JOB, WEB_PUSH_JOB, WEB_PUSH_DELIVERY_JOB], 30_000);
   const post = async (who: { token: string }, status: string, visibility = 'public') => {
     const answer = await rest(t.url, '/api/v1/statuses', {
       method: 'POST',
@@ -327,5 +328,32 @@ describe('Web Push: subscriptions and encrypted notifications (issue 16 §4)', f
     expect((await rest(t.url, '/api/v1/push/subscription', { token: other.token })).status).to.equal(404);
     expect(unlisted.received, 'the guarded fetch refused the private address').to.deep.equal([]);
     expect((await rest(t.url, '/api/v1/push/subscription', { token: frank.token })).status).to.equal(200);
+  });
+
+  it('a revoked token’s subscription sends nothing and goes', async () => {
+    const gina = await signedInAccount(t, app, 'gina', { scope: 'read write push' });
+    const created = await subscribe(gina.token, {
+      subscription: {
+        endpoint: at('/gina'),
+        keys: { p256dh: keys.p256dh, auth: keys.authText },
+        standard: true,
+      },
+      data: { alerts: { mention: true } },
+    });
+    expect(created.status).to.equal(200);
+    const revoked = await rest(t.url, '/oauth/revoke', {
+      method: 'POST',
+      json: { client_id: app.clientId, client_secret: app.clientSecret, token: gina.token },
+    });
+    expect(revoked.status).to.equal(200);
+    endpoint.received.length = 0;
+    await post(bob, '@gina still there?');
+    await settle();
+    expect(endpoint.received).to.deep.equal([]);
+    const [left] = await t.ctx.sequelize.query<{ count: string }>(
+      'SELECT count(*)::text AS count FROM web_push_subscriptions WHERE id = $1',
+      { bind: [created.body.id], type: QueryTypes.SELECT },
+    );
+    expect(left!.count).to.equal('0');
   });
 });
