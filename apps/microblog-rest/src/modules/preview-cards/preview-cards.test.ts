@@ -8,6 +8,7 @@ import { registerApp, signedInAccount, type SeededAccount } from '../../testing/
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { FAN_OUT_JOB } from '../statuses/status.service.js';
+import { readPageHead } from './card-page.js';
 import { FETCH_PREVIEW_CARD_JOB, PreviewCardService } from './preview-card.service.js';
 
 // Preview cards (issue 16 §3; not-shown.md §2.3 PreviewCard): the first link of a status is read in
@@ -299,5 +300,11 @@ describe('preview cards: first links read through the guarded fetch (issue 16 §
     }
     const missing = await rest(t.url, '/api/oembed');
     expect(missing.status).to.equal(422);
+    // The status page advertises it, as Mastodon's does (oEmbed discovery, read with our card parser).
+    const page = await fetch(url, { headers: { accept: 'text/html' } });
+    const discovered = readPageHead(await page.text()).oembedUrl;
+    expect(discovered).to.equal(`${t.url}/api/oembed?url=${encodeURIComponent(url)}`);
+    const followed = await rest(t.url, discovered!.slice(t.url.length));
+    expect(followed.body).to.deep.equal(answer.body);
   });
 });
