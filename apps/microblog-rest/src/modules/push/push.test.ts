@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { createRestAPIClient } from 'masto';
+import { Mastodon } from 'megalodon';
 import {
   registerApp,
   signedInAccount,
@@ -186,6 +187,21 @@ describe('Web Push: subscriptions and encrypted notifications (issue 16 §4)', f
     const gone = await rest(t.url, '/api/v1/push/subscription', { token: carol.token });
     expect(gone.status).to.equal(404);
     expect(gone.body).to.deep.equal({ error: 'Record not found' });
+  });
+
+  it('megalodon subscribes, reads, updates and deletes the same way', async () => {
+    const client = new Mastodon(t.url, carol.token);
+    const created = await client.subscribePushNotification(
+      { endpoint: at('/carol-megalodon'), keys: { p256dh: keys.p256dh, auth: keys.authText } },
+      { alerts: { follow: true, mention: true } },
+    );
+    expect(created.data).to.include({ endpoint: at('/carol-megalodon'), server_key: serverKey });
+    expect(created.data.alerts).to.include({ follow: true, mention: true, favourite: false });
+    expect((await client.getPushSubscription()).data.id).to.equal(created.data.id);
+    const updated = await client.updatePushSubscription({ alerts: { poll: true } });
+    expect(updated.data.alerts).to.include({ poll: true, follow: false });
+    await client.deletePushSubscription();
+    expect((await rest(t.url, '/api/v1/push/subscription', { token: carol.token })).status).to.equal(404);
   });
 
   it('refuses bad subscriptions with 422, tokens without `push` with 403, and no token with 401', async () => {
