@@ -199,6 +199,12 @@ describe('preview cards: first links read through the guarded fetch (issue 16 §
     // The old endpoint and masto.js read the same card.
     const old = await rest(t.url, `/api/v1/statuses/${id}/card`);
     expect(old.body).to.deep.equal(card);
+    // Another status linking the same page shares the stored card: no second fetch.
+    const fetches = pages.hits.filter((hit) => hit === 'GET /article').length;
+    const again = await post(`again: ${base}/article`);
+    await settle();
+    expect((await cardOf(again))?.title).to.equal('A video');
+    expect(pages.hits.filter((hit) => hit === 'GET /article').length).to.equal(fetches);
     const masto = createRestAPIClient({ url: t.url, accessToken: alice.token });
     const status = await masto.v1.statuses.$select(id).fetch();
     expect(status.card?.title).to.equal('A video');
