@@ -21,6 +21,9 @@ import { ConversationService } from './modules/conversations/conversation.servic
 import { ListService } from './modules/lists/list.service.js';
 import { MarkerService } from './modules/markers/marker.service.js';
 import { PollService } from './modules/polls/poll.service.js';
+import { PreviewCardService } from './modules/preview-cards/preview-card.service.js';
+import { PushService } from './modules/push/push.service.js';
+import { resolveVapidKeys } from './modules/push/vapid-keys.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
 import { SearchService } from './modules/search/search.service.js';
@@ -76,6 +79,8 @@ export interface AppContextParts {
   remoteMedia: RemoteMedia;
   /** Statuses: posting, reading, edits, reblogs, favourites, bookmarks, pins, the home fan-out. */
   statuses: StatusService;
+  /** Preview cards of statuses' first links, fetched by a job through the guarded fetch. */
+  previewCards: PreviewCardService;
   /** Polls on statuses: votes, and the job that closes them at their end. */
   polls: PollService;
   /** Statuses kept for later and published by a job at their time. */
@@ -98,6 +103,8 @@ export interface AppContextParts {
   tags: TagService;
   /** GET /api/v2/search: accounts, statuses (full text) and hashtags; `resolve` of URLs and addresses. */
   search: SearchService;
+  /** Web Push: subscriptions per access token, and the job sending encrypted notifications. */
+  push: PushService;
   /** The streaming API's hub in this process: events heard on the pg pub/sub, sent to open streams. */
   streaming: StreamingService;
   /** Request limits shared by every process of the service (packages/auth). */
@@ -128,7 +135,11 @@ export const AppContext = {
     const { logger, sequelize, pubsub } = infrastructure;
     try {
       const stats = overrides.stats ?? contributeUsageCounters(new InstanceStatsRegistry(logger), sequelize);
-      const instance = overrides.instance ?? new InstanceService({ config, sequelize, stats, logger });
+      // Web Push's VAPID pair: from the config, else generated once into the data folder.
+      const vapid = await resolveVapidKeys(config);
+      const instance =
+        overrides.instance ??
+        new InstanceService({ config, sequelize, stats, logger, vapidPublicKey: vapid.publicKey });
       const instanceDocuments =
         overrides.instanceDocuments ??
         new InstanceDocuments(instance, { ttlMs: config.instance.statsTtlSeconds * 1000, logger });
@@ -226,6 +237,17 @@ export const AppContext = {
           remoteImages: remoteMedia,
           polls,
         });
+      const previewCards =
+        overrides.previewCards ??
+        new PreviewCardService({
+          sequelize,
+          queue: infrastructure.queue,
+          logger: logger.child({ component: 'preview-cards' }),
+          fetch: federation.fetch,
+          images: remoteMedia.cache,
+          publicUrl: config.http.publicUrl,
+        });
+      statuses.addListener(previewCards.statusListener());
       const lists = overrides.lists ?? new ListService({ sequelize, queue: infrastructure.queue, logger });
       statuses.addFeedWriter((statusId) => lists.fanOut(statusId));
       const conversations = overrides.conversations ?? new ConversationService({ sequelize });
@@ -337,6 +359,20 @@ export const AppContext = {
         streaming.notificationsCreated(rows, transaction),
       );
       filters.addChangeListener((accountId) => streaming.filtersChanged(accountId));
+      const push =
+        overrides.push ??
+        new PushService({
+          sequelize,
+          queue: infrastructure.queue,
+          logger: logger.child({ component: 'push' }),
+          vapid,
+          subject: `mailto:${config.instance.contactEmail || `admin@${new URL(config.http.publicUrl).hostname}`}`,
+          fetch: federation.fetch,
+          cipher: new TokenCipher(secretKeyBase),
+          accountViews: { sequelize, actors, remoteImages: remoteMedia },
+          publicUrl: config.http.publicUrl,
+        });
+      notifications.addCreatedListener((rows, transaction) => push.notificationsCreated(rows, transaction));
       infrastructure.onClose(async () => streaming.close());
       const jobs =
         overrides.jobs ??
@@ -373,6 +409,7 @@ export const AppContext = {
         media,
         remoteMedia,
         statuses,
+        previewCards,
         polls,
         scheduledStatuses,
         lists,
@@ -389,6 +426,7 @@ export const AppContext = {
         streaming,
         tags,
         search,
+        push,
         sessions:
           overrides.sessions ??
           new SessionActivations({ sequelize, maxPerUser: config.sessions.maxActivations }),

@@ -27,6 +27,9 @@ import { markersRouter } from './api/v1/markers.js';
 import { pollsRouter } from './api/v1/polls.js';
 import { scheduledStatusesRouter } from './api/v1/scheduled-statuses.js';
 import { statusesRouter } from './api/v1/statuses.js';
+import { statusCardRouter } from './api/v1/status-card.js';
+import { oembedRouter } from './api/oembed.js';
+import { pushRouter } from './api/v1/push.js';
 import { attachStreamingSocket } from './api/v1/streaming-socket.js';
 import { streamingRouter } from './api/v1/streaming.js';
 import { timelinesRouter } from './api/v1/timelines.js';
@@ -158,6 +161,8 @@ export function createApp(ctx: AppContext): express.Express {
   // /api/accounts/:id and /api/statuses*, the early API (api/)
   app.use(earlyStatusesRouter({ ...statusDeps, users: ctx.users, limiter: ctx.rateLimiter }));
   // /api/accounts/:id(/following|followers|follow|unfollow) and /api/follows
+  // /api/oembed: the oEmbed provider for our statuses
+  app.use(oembedRouter({ statuses: ctx.statuses, publicUrl, providerName: config.http.domain }));
   app.use(earlyAccountsRouter(accounts, relationships, ctx.users, ctx.rateLimiter, publicUrl));
   app.use(earlyFollowsRouter(relationships, ctx.users, ctx.rateLimiter, publicUrl));
   // The hot reads (api/hot-reads.ts), before the routers whose paths they share (`accounts/:id`)
@@ -178,7 +183,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(accountStatusesRouter({ ...statusDeps, sequelize: ctx.sequelize }));
   app.use(discoveryRouter(guards));
   app.use(announcementsRouter({ announcements: ctx.announcements, accounts, guards, publicUrl }));
-  app.use(appsRouter(ctx.oauth, bodyLimitBytes));
+  app.use(appsRouter(ctx.oauth, bodyLimitBytes, ctx.push.vapidPublicKey));
   app.use(blocksRouter(relationships, guards, publicUrl));
   app.use(domainBlocksRouter(relationships, guards, publicUrl));
   app.use(followRequestsRouter(relationships, guards, publicUrl));
@@ -193,7 +198,9 @@ export function createApp(ctx: AppContext): express.Express {
       scheduledStatuses: ctx.scheduledStatuses,
     }),
   );
+  app.use(statusCardRouter(statusDeps));
   app.use(scheduledStatusesRouter({ ...statusDeps, scheduledStatuses: ctx.scheduledStatuses }));
+  app.use(pushRouter({ push: ctx.push, accounts, guards }));
   app.use(markersRouter(ctx.markers, accounts, guards));
   app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
   app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines, lists: ctx.lists }));
@@ -265,10 +272,12 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.media.registerWorker();
       await ctx.remoteMedia.jobs.registerWorker();
       await ctx.statuses.registerWorker();
+      await ctx.previewCards.registerWorker();
       await ctx.polls.registerWorker();
       await ctx.scheduledStatuses.registerWorker();
       await ctx.lists.registerWorker();
       await ctx.notifications.registerWorker();
+      await ctx.push.registerWorker();
       await ctx.queue.start();
       queueStarted = true;
       // Web processes only enqueue: housekeeping runs where workers run.

@@ -8,6 +8,9 @@ import { verifyAppCredentials } from './v1/apps.js';
  * clients send on every start and refresh (benchmarked in tooling/bench). The lane is built from this
  * list and its parity test loops over it, so a read added here is parity-tested at once.
  */
-export function hotReads(ctx: Pick<AppContext, 'accounts' | 'config'>): HotRead[] {
-  return [verifyAppCredentials, verifyAccountCredentials(ctx.accounts, ctx.config.http.publicUrl)];
+export function hotReads(ctx: Pick<AppContext, 'accounts' | 'config' | 'push'>): HotRead[] {
+  return [
+    verifyAppCredentials(ctx.push.vapidPublicKey),
+    verifyAccountCredentials(ctx.accounts, ctx.config.http.publicUrl),
+  ];
 }

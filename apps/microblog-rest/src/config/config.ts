@@ -108,6 +108,11 @@ export interface MicroblogConfig extends BaseServiceConfig {
     /** Derives the key that encrypts stored access tokens; unset outside production, one is generated. */
     keyBase: string | undefined;
   };
+  /**
+   * Web Push's VAPID key pair (P-256, base64url: the public key uncompressed, the private key raw);
+   * unset, a pair is generated once and kept in the data folder (modules/push/vapid-keys.ts).
+   */
+  vapid: { publicKey: string; privateKey: string } | null;
   /** Argon2id cost of password hashes (`PASSWORD_HASH_COST`; cheap only for test servers). */
   passwordHash: Readonly<PasswordHashParams>;
 }
@@ -159,6 +164,14 @@ const schema = z
     ),
     ...passwordHashCostEnv(),
     MAX_SESSION_ACTIVATIONS: envInt(10, { min: 1, max: 1000 }),
+    VAPID_PUBLIC_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{87}$/, 'expected an uncompressed P-256 public key in base64url')
+      .optional(),
+    VAPID_PRIVATE_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'expected a raw P-256 private key in base64url')
+      .optional(),
     SECRET_KEY_BASE: z
       .string()
       .optional()
@@ -169,6 +182,9 @@ const schema = z
   .superRefine((env, issues) => {
     if (env.NODE_ENV === 'production' && env.SECRET_KEY_BASE === undefined) {
       issues.addIssue({ code: 'custom', path: ['SECRET_KEY_BASE'], message: 'is required in production' });
+    }
+    if ((env.VAPID_PUBLIC_KEY === undefined) !== (env.VAPID_PRIVATE_KEY === undefined)) {
+      issues.addIssue({ code: 'custom', path: ['VAPID_PRIVATE_KEY'], message: 'VAPID keys go in pairs' });
     }
     checkS3StorageEnv(env, issues);
     checkPasswordHashCostEnv(env, issues);
@@ -246,6 +262,10 @@ const schema = z
         ffmpegPath: env.FFMPEG_PATH === 'none' ? null : env.FFMPEG_PATH,
       },
       secrets: { keyBase: env.SECRET_KEY_BASE },
+      vapid:
+        env.VAPID_PUBLIC_KEY !== undefined && env.VAPID_PRIVATE_KEY !== undefined
+          ? { publicKey: env.VAPID_PUBLIC_KEY, privateKey: env.VAPID_PRIVATE_KEY }
+          : null,
       passwordHash: passwordHashParams(env.PASSWORD_HASH_COST),
     };
   });

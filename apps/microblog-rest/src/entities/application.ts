@@ -20,7 +20,8 @@ export interface CredentialApplicationJson extends ApplicationJson {
   client_secret_expires_at: number;
 }
 
-export function serializeApplication(application: OAuthApplication): ApplicationJson {
+/** `vapidKey`: Web Push's VAPID public key (deprecated here since 4.3, still read by clients). */
+export function serializeApplication(application: OAuthApplication, vapidKey = ''): ApplicationJson {
   return {
     id: application.id,
     name: application.name,
@@ -28,17 +29,17 @@ export function serializeApplication(application: OAuthApplication): Application
     scopes: [...application.scopes],
     redirect_uris: [...application.redirectUris],
     redirect_uri: application.redirectUris.join('\n'),
-    // Web Push keys are published in the v2 instance document once push lands.
-    vapid_key: '',
+    vapid_key: vapidKey,
   };
 }
 
 export function serializeCredentialApplication(
   application: OAuthApplication,
   clientSecret: string,
+  vapidKey = '',
 ): CredentialApplicationJson {
   return {
-    ...serializeApplication(application),
+    ...serializeApplication(application, vapidKey),
     client_id: application.clientId,
     client_secret: clientSecret,
     client_secret_expires_at: 0,

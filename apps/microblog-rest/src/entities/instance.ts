@@ -162,8 +162,8 @@ export function serializeInstanceV2(view: InstanceView): InstanceV2Json {
         privacy_policy: null,
         terms_of_service: null,
       },
-      // Web Push is not offered yet; clients treat a missing key as "no push".
-      vapid: { public_key: null },
+      // Web Push (modules/push): clients subscribe with this key; null means no push.
+      vapid: { public_key: view.vapidPublicKey },
       accounts: {
         max_featured_tags: limits.accounts.maxFeaturedTags,
         max_pinned_statuses: limits.accounts.maxPinnedStatuses,

@@ -4,6 +4,7 @@ import { serializeAccount, type AccountJson } from './account.js';
 import type { FilterResultJson } from './filter.js';
 import { serializeMediaAttachment, type MediaAttachmentJson } from './media-attachment.js';
 import { serializePoll, type PollJson } from './poll.js';
+import { serializePreviewCard, type PreviewCardJson } from './preview-card.js';
 
 export interface StatusMentionJson {
   id: string;
@@ -41,7 +42,7 @@ export interface StatusJson {
   in_reply_to_account_id: string | null;
   reblog: StatusJson | null;
   poll: PollJson | null;
-  card: null;
+  card: PreviewCardJson | null;
   language: string | null;
   text: string | null;
   edited_at: string | null;
@@ -105,7 +106,7 @@ export function serializeStatus(
     in_reply_to_account_id: row.inReplyToAccountId,
     reblog: view.reblog ? serializeStatus(view.reblog, context, { nested: true }) : null,
     poll: view.poll ? serializePoll(view.poll) : null,
-    card: null,
+    card: view.card ? serializePreviewCard(view.card) : null,
     language: row.language,
     text: options.withText ? row.text : null,
     edited_at: row.editedAt === null ? null : row.editedAt.toISOString(),

@@ -20,6 +20,7 @@ import { accountConversations } from './20261127123400-account-conversations.js'
 import { announcements } from './20261127124000-announcements.js';
 import { accountStatusesIndexes } from './20261127140000-account-statuses-indexes.js';
 import { searchAndFollowedTags } from './20261127146000-search-and-followed-tags.js';
+import { previewCardsAndWebPush } from './20261127148000-preview-cards-and-web-push.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -53,6 +54,7 @@ export function migrationSets(): MigrationSet[] {
         announcements,
         accountStatusesIndexes,
         searchAndFollowedTags,
+        previewCardsAndWebPush,
       ],
     },
   ];

@@ -65,6 +65,8 @@ interface Meta {
   activityPub: string;
   siteName: string;
   extra?: Array<[string, string]>;
+  /** oEmbed discovery (a status page: `/api/oembed?url=`). */
+  oembed?: string;
 }
 
 function document(meta: Meta, frame: PageFrame, body: string): string {
@@ -88,6 +90,9 @@ function document(meta: Meta, frame: PageFrame, body: string): string {
     '<meta name="twitter:card" content="summary">',
     `<link rel="canonical" href="${escapeHtml(meta.url)}">`,
     `<link rel="alternate" type="application/activity+json" href="${escapeHtml(meta.activityPub)}">`,
+    ...(meta.oembed
+      ? [`<link rel="alternate" type="application/json+oembed" href="${escapeHtml(meta.oembed)}">`]
+      : []),
     `<style>${STYLE}</style>`,
     '</head>',
     '<body>',
@@ -204,6 +209,7 @@ export function statusPage(input: { status: StatusJson; domain: string }, frame:
       activityPub: status.uri,
       siteName: frame.instanceTitle,
       extra: [['article:published_time', status.created_at]],
+      oembed: `${new URL(status.uri).origin}/api/oembed?url=${encodeURIComponent(status.url ?? status.uri)}`,
     },
     frame,
     body,

@@ -15,8 +15,11 @@ const registrationParams = paramsObject({
   website: z.unknown().optional(),
 });
 
-/** POST /api/v1/apps (public) and GET /api/v1/apps/verify_credentials (any valid token). */
-export function appsRouter(oauth: OAuthService, bodyLimitBytes: number): Router {
+/**
+ * POST /api/v1/apps (public) and GET /api/v1/apps/verify_credentials (any valid token); `vapidKey`
+ * is Web Push's public key, shown as the deprecated `vapid_key`.
+ */
+export function appsRouter(oauth: OAuthService, bodyLimitBytes: number, vapidKey = ''): Router {
   const router = Router();
   router
     .route('/api/v1/apps')
@@ -29,7 +32,7 @@ export function appsRouter(oauth: OAuthService, bodyLimitBytes: number): Router 
           scopes: body.scopes,
           website: body.website,
         });
-        res.status(200).json(serializeCredentialApplication(application, clientSecret));
+        res.status(200).json(serializeCredentialApplication(application, clientSecret, vapidKey));
       }),
     )
     .all(methodNotAllowed(['POST']));
@@ -37,9 +40,11 @@ export function appsRouter(oauth: OAuthService, bodyLimitBytes: number): Router 
 }
 
 /** GET /api/v1/apps/verify_credentials: the token's application, for any valid token. */
-export const verifyAppCredentials: HotRead = {
-  path: '/api/v1/apps/verify_credentials',
-  scopes: [],
-  user: false,
-  render: (auth) => serializeApplication(auth.application),
-};
+export function verifyAppCredentials(vapidKey = ''): HotRead {
+  return {
+    path: '/api/v1/apps/verify_credentials',
+    scopes: [],
+    user: false,
+    render: (auth) => serializeApplication(auth.application, vapidKey),
+  };
+}

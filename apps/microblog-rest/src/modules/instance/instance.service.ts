@@ -26,6 +26,8 @@ export interface InstanceView extends InstanceSettings {
   /** The banner: the configured one, else the built-in image this server serves. */
   thumbnailUrl: string;
   streamingUrl: string;
+  /** Web Push's VAPID public key (base64url), null when push is not offered. */
+  vapidPublicKey: string | null;
   limits: MicroblogLimits;
   rules: InstanceRule[];
   stats: InstanceStats;
@@ -78,6 +80,8 @@ export interface InstanceServiceDeps {
   sequelize: Sequelize;
   stats: InstanceStatsRegistry;
   logger: Logger;
+  /** Web Push's VAPID public key, published in v2 `configuration.vapid` (modules/push). */
+  vapidPublicKey?: string | null;
 }
 
 /** The instance's own description: configuration overlaid by stored settings, its rules and usage. */
@@ -176,6 +180,7 @@ export class InstanceService {
       sourceUrl: config.instance.sourceUrl,
       thumbnailUrl: config.instance.thumbnailUrl ?? `${config.http.publicUrl}${PREVIEW_IMAGE_PATH}`,
       streamingUrl: config.instance.streamingUrl,
+      vapidPublicKey: this.deps.vapidPublicKey ?? null,
       limits: config.limits,
       rules,
       stats,

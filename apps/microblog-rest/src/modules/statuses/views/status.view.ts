@@ -8,6 +8,7 @@ import {
   type MediaAttachmentRow,
 } from '../../media/media-attachment.model.js';
 import { loadPollsByStatus, type PollView } from '../../polls/views/poll.view.js';
+import { loadCardsByStatus, type PreviewCardRow } from '../../preview-cards/preview-card.service.js';
 import { STATUS_COLUMNS, type StatusRow } from '../status.model.js';
 import { loadAccounts } from './accounts.view.js';
 
@@ -38,6 +39,8 @@ export interface StatusView {
   application: { name: string; website: string | null } | null;
   reblog: StatusView | null;
   poll: PollView | null;
+  /** The preview card of its first link (issue 16 §3), null until the job fetched one. */
+  card: PreviewCardRow | null;
   viewer: ViewerFlags | null;
   /** The account the flags are for (`pinned` is shown on its own statuses only). */
   viewerId: string | null;
@@ -52,7 +55,7 @@ export interface StatusViewDeps {
 /**
  * Hydrates statuses for one viewer: a page costs a fixed number of queries (statuses with their
  * reblogged originals and applications, accounts (2), media, mentions, tags, the viewer's flags,
- * polls with the viewer's votes when the page has any),
+ * polls with the viewer's votes when the page has any, preview cards),
  * not one per status. Ids that do not exist are absent from the map; deleted rows are returned too
  * (the caller decides: DELETE answers the removed status).
  */
@@ -82,7 +85,7 @@ export async function loadStatusViews(
   const all = new Map(rows.map((row) => [row.id, row]));
   const allIds = [...all.keys()];
   const media = defineMediaAttachmentModel(sequelize);
-  const [accounts, mediaRows, mentions, tags, flags, polls] = await Promise.all([
+  const [accounts, mediaRows, mentions, tags, flags, polls, cards] = await Promise.all([
     loadAccounts(
       deps,
       rows.map((row) => row.accountId),
@@ -107,6 +110,7 @@ export async function loadStatusViews(
       rows.filter((row) => row.hasPoll).map((row) => row.id),
       viewerId,
     ),
+    loadCardsByStatus(sequelize, allIds),
   ]);
   const group = <T extends { statusId: string }>(list: T[]) => {
     const by = new Map<string, T[]>();
@@ -140,6 +144,7 @@ export async function loadStatusViews(
       application: appName === null ? null : { name: appName, website: appWebsite },
       reblog,
       poll: polls.get(id) ?? null,
+      card: cards.get(id) ?? null,
       viewerId,
       viewer:
         viewerId === null

@@ -1,0 +1,251 @@
+import { Parser } from 'htmlparser2';
+import sanitizeHtml from 'sanitize-html';
+
+/**
+ * What a linked page tells of itself, read the way Mastodon's LinkDetailsExtractor and oEmbed
+ * discovery do: every text is plain text (markup dropped, controls removed, capped), every URL an
+ * absolute http(s) URL, and an oEmbed `html` only ever one https iframe (CVE-2023-36459).
+ */
+export interface CardData {
+  url: string;
+  type: 'link' | 'photo' | 'video' | 'rich';
+  title: string;
+  description: string;
+  authorName: string;
+  authorUrl: string;
+  providerName: string;
+  providerUrl: string;
+  html: string;
+  width: number;
+  height: number;
+  embedUrl: string;
+  imageRemoteUrl: string | null;
+  language: string | null;
+  publishedAt: Date | null;
+}
+
+export const TEXT_LIMITS = { title: 200, description: 1000, name: 200 } as const;
+const URL_LIMIT = 2048;
+const HTML_LIMIT = 4000;
+const DIMENSION_LIMIT = 10_000;
+
+export interface PageHead {
+  meta: Map<string, string>;
+  title: string | null;
+  oembedUrl: string | null;
+  canonical: string | null;
+  language: string | null;
+}
+
+/** One pass of htmlparser2 over a page: meta by `property`/`name` (first wins), `<title>`, oEmbed and canonical links. */
+export function readPageHead(html: string): PageHead {
+  const head: PageHead = { meta: new Map(), title: null, oembedUrl: null, canonical: null, language: null };
+  let inTitle = false;
+  let titleText = '';
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (name === 'html' && attributes.lang && head.language === null) head.language = attributes.lang;
+        if (name === 'meta') {
+          const key = (attributes.property ?? attributes.name ?? '').trim().toLowerCase();
+          const content = attributes.content;
+          if (key && content !== undefined && !head.meta.has(key)) head.meta.set(key, content);
+        } else if (name === 'title' && head.title === null) {
+          inTitle = true;
+        } else if (name === 'link' && attributes.href) {
+          const rel = (attributes.rel ?? '').toLowerCase().split(/\s+/);
+          const type = (attributes.type ?? '').toLowerCase();
+          if (rel.includes('alternate') && type === 'application/json+oembed' && !head.oembedUrl)
+            head.oembedUrl = attributes.href;
+          if (rel.includes('canonical') && !head.canonical) head.canonical = attributes.href;
+        }
+      },
+      ontext(text) {
+        if (inTitle && titleText.length < 4 * TEXT_LIMITS.title) titleText += text;
+      },
+      onclosetag(name) {
+        if (name === 'title' && inTitle) {
+          inTitle = false;
+          head.title = titleText;
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(html);
+  return head;
+}
+
+/** The oEmbed fields a card uses; `rich` documents give no html (Mastodon keeps iframes of video ones only). */
+export interface OEmbedData {
+  type: 'link' | 'photo' | 'video' | 'rich';
+  title: string | null;
+  image: string | null;
+  width: string | null;
+  height: string | null;
+  authorName: string | null;
+  authorUrl: string | null;
+  providerName: string | null;
+  providerUrl: string | null;
+  html: string | null;
+}
+
+export function readOEmbed(document: unknown): OEmbedData | null {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return null;
+  const data = document as Record<string, unknown>;
+  const text = (key: string): string | null => {
+    const value = data[key];
+    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+  };
+  const type = text('type');
+  if (type !== 'link' && type !== 'photo' && type !== 'video' && type !== 'rich') return null;
+  if (type === 'photo' && !text('url')) return null;
+  return {
+    type,
+    title: text('title'),
+    image: type === 'photo' ? text('url') : text('thumbnail_url'),
+    width: text('width'),
+    height: text('height'),
+    authorName: text('author_name'),
+    authorUrl: text('author_url'),
+    providerName: text('provider_name'),
+    providerUrl: text('provider_url'),
+    html: type === 'video' || type === 'rich' ? text('html') : null,
+  };
+}
+
+/** The card of a page from its head and (when discovered) its oEmbed document. Null: nothing worth a card. */
+export function cardFromPage(pageUrl: string, head: PageHead, oembed: OEmbedData | null): CardData | null {
+  const meta = (...names: string[]) => names.map((name) => head.meta.get(name)).find(Boolean) ?? null;
+  const player = playerHtml(oembed?.html ?? null);
+  // An oEmbed `video`/`rich` without a usable iframe is shown as a plain link.
+  const type = oembed ? (oembed.type === 'photo' || player ? oembed.type : 'link') : 'link';
+  const title = plainText(
+    oembed?.title ?? meta('og:title', 'twitter:title') ?? head.title,
+    TEXT_LIMITS.title,
+  );
+  if (!title) return null;
+  const published = meta('article:published_time');
+  const publishedAt = published && !Number.isNaN(Date.parse(published)) ? new Date(published) : null;
+  const language = (meta('og:locale') ?? head.language ?? '').slice(0, 2).toLowerCase();
+  return {
+    url: pageUrl,
+    type,
+    title,
+    description:
+      plainText(meta('og:description', 'twitter:description', 'description'), TEXT_LIMITS.description) ?? '',
+    authorName: plainText(oembed?.authorName ?? meta('author'), TEXT_LIMITS.name) ?? '',
+    authorUrl: absoluteUrl(oembed?.authorUrl ?? null, pageUrl) ?? '',
+    providerName: plainText(oembed?.providerName ?? meta('og:site_name'), TEXT_LIMITS.name) ?? '',
+    providerUrl: absoluteUrl(oembed?.providerUrl ?? null, pageUrl) ?? '',
+    html: type === 'video' || type === 'rich' ? (player ?? '') : '',
+    width: dimension(oembed?.width ?? meta('og:image:width')),
+    height: dimension(oembed?.height ?? meta('og:image:height')),
+    embedUrl: type === 'photo' ? (absoluteUrl(oembed?.image ?? null, pageUrl) ?? '') : '',
+    imageRemoteUrl: absoluteUrl(
+      oembed?.image ??
+        meta('og:image:secure_url', 'og:image:url', 'og:image', 'twitter:image', 'twitter:image:src'),
+      pageUrl,
+    ),
+    language: /^[a-z]{2}$/.test(language) ? language : null,
+    publishedAt,
+  };
+}
+
+/** Plain text: only the text of any markup (script and style dropped), no controls, white space collapsed, capped. */
+export function plainText(value: string | null | undefined, limit: number): string | null {
+  if (value === null || value === undefined) return null;
+  let text = '';
+  let skipped = 0;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (name === 'script' || name === 'style') skipped += 1;
+      },
+      onclosetag(name) {
+        if ((name === 'script' || name === 'style') && skipped > 0) skipped -= 1;
+      },
+      ontext(chunk) {
+        if (skipped === 0) text += chunk;
+      },
+    },
+    { decodeEntities: true },
+  );
+  parser.end(value);
+  const clean = text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ')
+    .replace(/[<>]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (clean === '') return null;
+  const chars = Array.from(clean);
+  return chars.length > limit ? `${chars.slice(0, limit - 1).join('')}…` : clean;
+}
+
+/** An absolute http(s) URL resolved against the page, or null (javascript:, data:, credentials, too long). */
+export function absoluteUrl(value: string | null | undefined, base?: string): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value.trim(), base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    if (url.username || url.password) return null;
+    return url.href.length <= URL_LIMIT ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function dimension(value: string | null | undefined): number {
+  if (!value || !/^\s*\d{1,6}\s*$/.test(value)) return 0;
+  const number = Number(value);
+  return number > 0 && number <= DIMENSION_LIMIT ? number : 0;
+}
+
+/** An oEmbed player reduced to one https iframe, as Mastodon's sanitizer keeps it; anything else is dropped. */
+export function playerHtml(html: string | null): string | null {
+  if (!html) return null;
+  const clean = sanitizeHtml(html, {
+    allowedTags: ['iframe'],
+    allowedAttributes: { iframe: ['src', 'width', 'height', 'allowfullscreen', 'frameborder', 'title'] },
+    allowedSchemes: ['https'],
+    allowProtocolRelative: false,
+    allowedSchemesAppliedToAttributes: ['src'],
+    exclusiveFilter: (frame) => frame.tag === 'iframe' && !/^https:\/\//.test(frame.attribs.src ?? ''),
+  }).trim();
+  if (clean === '' || clean.length > HTML_LIMIT) return null;
+  if (!/^<iframe [^>]*src="https:[^"]*"[^>]*><\/iframe>$/.test(clean)) return null;
+  return clean;
+}
+
+/** The text of a page in the charset its Content-Type names (UTF-8 when none or unknown). */
+export function decodeBody(body: Buffer, contentType: string): string {
+  const label = /charset=["']?([\w-]+)/.exec(contentType)?.[1] ?? 'utf-8';
+  try {
+    return new TextDecoder(label).decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
+
+/**
+ * The first link of a status's rendered content that is not a mention or a hashtag (Mastodon's
+ * FetchLinkCardService skips `a.mention`, `a.hashtag` and `rel=tag`), or null.
+ */
+export function firstLink(content: string): string | null {
+  let found: string | null = null;
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (found !== null || name !== 'a' || !attributes.href) return;
+        const classes = (attributes.class ?? '').split(/\s+/);
+        const rel = (attributes.rel ?? '').split(/\s+/);
+        if (classes.includes('mention') || classes.includes('hashtag') || rel.includes('tag')) return;
+        found = absoluteUrl(attributes.href);
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(content);
+  return found;
+}
