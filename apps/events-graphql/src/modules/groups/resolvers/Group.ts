@@ -7,7 +7,6 @@ import type { GroupParent } from '../group-parent.js';
 import { selects } from './selects.js';
 import { groupViewer } from './viewer-role.js';
 
-
 /** The reference's object guard: private collections need a signed-in caller, whatever the group. */
 async function requireSignedIn(ctx: GraphQLContext, object: string): Promise<void> {
   if (!(await ctx.viewer())) throw new Unauthenticated(`Not authorized to access object ${object}`);
