@@ -13,6 +13,7 @@ import { eventLanguage } from './event-language.js';
 import { EVENT_COLUMNS, LISTED_SQL, type EventMetadataEntry, type EventRow } from './event-row.js';
 import { eventTags } from './event-tags.js';
 import { boundingBoxes, DEFAULT_RADIUS_KM, DISTANCE_SQL, geohashCenter, type LatLon } from './geo.js';
+import { insertAddress, replaceAddress } from './address-writes.js';
 
 /** The reference's texts (plain-string refusals there: `unknown_error`, status_code 500). */
 export const EVENT_MESSAGES = {
@@ -192,7 +193,7 @@ export class EventService {
       // One transaction: a refusal or a failing insert leaves no event, tags, address or media behind.
       const row = await this.options.sequelize.transaction(async (transaction) => {
         const addressId = input.physicalAddress
-          ? await this.insertAddress(input.physicalAddress, transaction)
+          ? await insertAddress(this.options.sequelize, input.physicalAddress, transaction)
           : null;
         const pictureId = input.picture
           ? await this.pictureId(user, input.organizerActorId, input.picture, transaction)
@@ -603,18 +604,6 @@ export class EventService {
     return String(media.id);
   }
 
-  private async insertAddress(address: AddressInput, transaction: Transaction): Promise<string> {
-    const [row] = await this.options.sequelize.query<{ id: string }>(
-      `INSERT INTO addresses (origin_id, street, locality, postal_code, region, country, description, type, url,
-         timezone, latitude, longitude)
-       VALUES (:originId, :street, :locality, :postalCode, :region, :country, :description, :type, :url,
-         :timezone, :latitude, :longitude)
-       RETURNING id::text AS id`,
-      { type: QueryTypes.SELECT, transaction, replacements: addressValues(address) },
-    );
-    return row!.id;
-  }
-
   /** The event's own address row, changed in place (or created); null when the address is removed. */
   private async replaceAddress(
     currentId: string | null,
@@ -622,16 +611,7 @@ export class EventService {
     transaction: Transaction,
   ): Promise<string | null> {
     if (address === null) return null;
-    if (currentId === null) return this.insertAddress(address, transaction);
-    await this.options.sequelize.query(
-      `UPDATE addresses SET origin_id = :originId, street = :street, locality = :locality,
-         postal_code = :postalCode, region = :region, country = :country, description = :description,
-         type = :type, url = :url, timezone = :timezone, latitude = :latitude, longitude = :longitude,
-         updated_at = now()
-       WHERE id = :id`,
-      { transaction, replacements: { ...addressValues(address), id: currentId } },
-    );
-    return currentId;
+    return replaceAddress(this.options.sequelize, currentId, address, transaction);
   }
 
   private async tagTitles(eventId: string, transaction: Transaction): Promise<string[]> {
@@ -675,22 +655,4 @@ function stagedOf(picture: PictureChoice | null | undefined): StagedMedia[] {
 
 function badField(field: string, message: string): BadInput {
   return new BadInput(message, { fields: { [field]: [message] } });
-}
-
-/** An address's values as stored: texts verbatim (they are shown as text), the point split. */
-function addressValues(address: AddressInput): Record<string, unknown> {
-  return {
-    originId: address.originId ?? null,
-    street: address.street ?? null,
-    locality: address.locality ?? null,
-    postalCode: address.postalCode ?? null,
-    region: address.region ?? null,
-    country: address.country ?? null,
-    description: address.description ?? null,
-    type: address.type ?? null,
-    url: address.url ?? null,
-    timezone: address.timezone || null,
-    latitude: address.geom?.latitude ?? null,
-    longitude: address.geom?.longitude ?? null,
-  };
 }
