@@ -11,7 +11,7 @@ import { addEventCreator } from '../participations/event-creator.js';
 import { checkEventInput, sanitizedOptions } from './event-checks.js';
 import { eventLanguage } from './event-language.js';
 import { EVENT_COLUMNS, LISTED_SQL, type EventMetadataEntry, type EventRow } from './event-row.js';
-import { eventTags } from './event-tags.js';
+import { eventTags, setTagsOf } from './event-tags.js';
 import { boundingBoxes, DEFAULT_RADIUS_KM, DISTANCE_SQL, geohashCenter, type LatLon } from './geo.js';
 import { insertAddress, replaceAddress } from './address-writes.js';
 
@@ -238,7 +238,13 @@ export class EventService {
             },
           },
         );
-        await this.setTags(inserted!.id, eventTags(input.tags ?? [], description), transaction);
+        await setTagsOf(
+          this.options.sequelize,
+          'event',
+          inserted!.id,
+          eventTags(input.tags ?? [], description),
+          transaction,
+        );
         await this.setContacts(inserted!.id, contacts, transaction);
         await addEventCreator(this.options.sequelize, inserted!.id, input.organizerActorId, transaction);
         return (await this.byId(inserted!.id, transaction))!;
@@ -327,7 +333,13 @@ export class EventService {
         // New tags replace the old; a new description's hashtags join them.
         if (input.tags !== undefined || description !== undefined) {
           const given = input.tags ?? (await this.tagTitles(current.id, transaction));
-          await this.setTags(current.id, eventTags(given, description ?? current.description), transaction);
+          await setTagsOf(
+            this.options.sequelize,
+            'event',
+            current.id,
+            eventTags(given, description ?? current.description),
+            transaction,
+          );
         }
         if (contacts !== undefined) await this.setContacts(current.id, contacts, transaction);
         return (await this.byId(current.id, transaction))!;
@@ -620,32 +632,6 @@ export class EventService {
       { type: QueryTypes.SELECT, transaction, replacements: { eventId } },
     );
     return rows.map((row) => row.title);
-  }
-
-  private async setTags(
-    eventId: string,
-    tags: Array<{ slug: string; title: string }>,
-    transaction: Transaction,
-  ): Promise<void> {
-    await this.options.sequelize.query('DELETE FROM events_tags WHERE event_id = :eventId', {
-      transaction,
-      replacements: { eventId },
-    });
-    if (tags.length === 0) return;
-    // An existing tag keeps its first title; the no-op update makes RETURNING give its id.
-    await this.options.sequelize.query(
-      `WITH given AS (
-         SELECT * FROM unnest(ARRAY[:slugs]::text[], ARRAY[:titles]::text[]) AS g(slug, title)
-       ), upserted AS (
-         INSERT INTO tags (slug, title) SELECT slug, title FROM given
-         ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id
-       )
-       INSERT INTO events_tags (event_id, tag_id) SELECT :eventId, id FROM upserted`,
-      {
-        transaction,
-        replacements: { eventId, slugs: tags.map((tag) => tag.slug), titles: tags.map((tag) => tag.title) },
-      },
-    );
   }
 }
 

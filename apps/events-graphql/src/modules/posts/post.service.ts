@@ -6,7 +6,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ActivityService } from '../activities/activity.service.js';
 import { commentLanguage } from '../comments/comment.service.js';
 import { detectLanguage } from '../events/event-language.js';
-import { tagSlug } from '../events/event-tags.js';
+import { setTagsOf, tagSlug } from '../events/event-tags.js';
 import type { MediaService, PictureChoice, StagedMedia } from '../media/media.service.js';
 import type { GroupRoles } from '../members/group-roles.js';
 import { isMemberRole } from '../members/member-row.js';
@@ -113,7 +113,7 @@ export class PostService {
             },
           },
         );
-        await this.setTags(id, postTags(input.tags ?? []), transaction);
+        await setTagsOf(this.options.sequelize, 'post', id, postTags(input.tags ?? []), transaction);
         await this.recordActivity('post_created', row!, author.id, transaction);
         return row!;
       });
@@ -173,7 +173,8 @@ export class PostService {
         },
       );
       if (!row) throw new NotFound(POST_MESSAGES.doesNotExist, REFUSAL);
-      if (changes.tags != null) await this.setTags(post.id, postTags(changes.tags), transaction);
+      if (changes.tags != null)
+        await setTagsOf(this.options.sequelize, 'post', post.id, postTags(changes.tags), transaction);
       await this.recordActivity('post_updated', row, actor.id, transaction);
       return row;
     });
@@ -248,32 +249,6 @@ export class PostService {
       transaction,
     );
     return String(media.id);
-  }
-
-  private async setTags(
-    postId: string,
-    tags: Array<{ slug: string; title: string }>,
-    transaction: Transaction,
-  ): Promise<void> {
-    await this.options.sequelize.query('DELETE FROM posts_tags WHERE post_id = :postId', {
-      transaction,
-      replacements: { postId },
-    });
-    if (tags.length === 0) return;
-    // An existing tag keeps its first title; the no-op update makes RETURNING give its id.
-    await this.options.sequelize.query(
-      `WITH given AS (
-         SELECT * FROM unnest(ARRAY[:slugs]::text[], ARRAY[:titles]::text[]) AS g(slug, title)
-       ), upserted AS (
-         INSERT INTO tags (slug, title) SELECT slug, title FROM given
-         ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id
-       )
-       INSERT INTO posts_tags (post_id, tag_id) SELECT :postId, id FROM upserted`,
-      {
-        transaction,
-        replacements: { postId, slugs: tags.map((tag) => tag.slug), titles: tags.map((tag) => tag.title) },
-      },
-    );
   }
 
   private recordActivity(
