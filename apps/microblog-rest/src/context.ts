@@ -23,6 +23,7 @@ import { MarkerService } from './modules/markers/marker.service.js';
 import { PollService } from './modules/polls/poll.service.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
+import { StatusFederation } from './modules/statuses-federation/statuses.federation.js';
 import { FilterService, NotificationService } from './modules/notifications/index.js';
 import { StreamingService } from './modules/streaming/streaming.service.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
@@ -73,6 +74,8 @@ export interface AppContextParts {
   remoteMedia: RemoteMedia;
   /** Statuses: posting, reading, edits, reblogs, favourites, bookmarks, pins, the home fan-out. */
   statuses: StatusService;
+  /** Statuses over ActivityPub: outbound activities, the inbox handlers, the documents served. */
+  statusFederation: StatusFederation;
   /** Polls on statuses: votes, and the job that closes them at their end. */
   polls: PollService;
   /** Statuses kept for later and published by a job at their time. */
@@ -313,6 +316,23 @@ export const AppContext = {
       );
       filters.addChangeListener((accountId) => streaming.filtersChanged(accountId));
       infrastructure.onClose(async () => streaming.close());
+      // Statuses federate once committed; remote ones stored from the inbox are told to the same
+      // notifications and streaming listeners.
+      const statusFederation =
+        overrides.statusFederation ??
+        new StatusFederation({
+          sequelize,
+          actors,
+          federation,
+          statuses,
+          queue: infrastructure.queue,
+          logger,
+          publicUrl: config.http.publicUrl,
+          mediaUrl: (key: string) => media.urlOf(key),
+          listeners: [notifications.statusListener(), streaming.statusListener()],
+        });
+      statusFederation.registerInboxHandlers();
+      statuses.addListener(statusFederation.statusListener());
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({
@@ -348,6 +368,7 @@ export const AppContext = {
         media,
         remoteMedia,
         statuses,
+        statusFederation,
         polls,
         scheduledStatuses,
         lists,
