@@ -52,7 +52,7 @@ describe('statuses over ActivityPub (microblog)', () => {
     });
   const oneOf = async (remote: FakeRemote, type: string, objectId: string): Promise<Json> => {
     await settle();
-    await remote.waitFor((received) => receivedOf(remote, type, objectId).length > 0);
+    await remote.waitFor(() => receivedOf(remote, type, objectId).length > 0);
     const found = receivedOf(remote, type, objectId);
     expect(found, `one ${type} per shared inbox`).to.have.lengthOf(1);
     expect(found[0]!.verified, found[0]!.reason).to.equal(true);
@@ -157,6 +157,20 @@ describe('statuses over ActivityPub (microblog)', () => {
     const d = (await oneOf(two, 'Create', await uriOf(direct.id))).object as Json;
     expect([d.to, d.cc]).to.deep.equal([[dave.uri], []]);
     expect(receivedOf(one, 'Create', await uriOf(direct.id))).to.deep.equal([]);
+  });
+
+  it('a status with a poll goes out as a Question with its choices, end and voters', async () => {
+    const status = await masto.v1.statuses.create({
+      status: 'tea or coffee?',
+      poll: { options: ['tea', 'coffee'], expiresIn: 3600 },
+    });
+    const question = (await oneOf(one, 'Create', await uriOf(status.id))).object as Json;
+    expect(question).to.include({ type: 'Question', votersCount: 0, endTime: status.poll!.expiresAt });
+    expect(question.oneOf).to.deep.equal([
+      { type: 'Note', name: 'tea', replies: { type: 'Collection', totalItems: 0 } },
+      { type: 'Note', name: 'coffee', replies: { type: 'Collection', totalItems: 0 } },
+    ]);
+    expect(question).to.not.have.property('anyOf');
   });
 
   it('an edit goes out as Update with `updated`, a deletion as Delete with a Tombstone', async () => {
