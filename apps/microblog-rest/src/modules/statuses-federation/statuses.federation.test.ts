@@ -286,6 +286,31 @@ describe('statuses over ActivityPub (microblog)', () => {
     expect((await masto.v1.statuses.$select(secret.id).fetch()).reblogsCount).to.equal(0);
   });
 
+  it('a remote Announce of a status not known yet fetches it from its origin; the reblog reaches the home timeline of followers', async () => {
+    // alice follows bob (previous test); bob boosts dave's status, which this server never saw.
+    const note = mastodonNote(dave, { id: 5001, content: '<p>from the other instance</p>' });
+    two.serveObject('/users/dave/statuses/5001', note);
+    await one.send(bob, inbox(), mastodonAnnounce(bob, 5002, String(note.id), dave.uri));
+    await settle();
+    const home = await masto.v1.timelines.home.list();
+    const reblog = home.find((status) => status.reblog?.uri === note.id);
+    expect(reblog, 'the reblog in the home timeline').to.not.equal(undefined);
+    expect(reblog!.account.acct).to.equal(`bob@${one.host}`);
+    expect(reblog!.reblog!.account.acct).to.equal(`dave@${two.host}`);
+    expect(reblog!.reblog!.content).to.equal('<p>from the other instance</p>');
+
+    // A fetched document that claims another origin's author is not stored.
+    const forged = mastodonNote(dave, { id: 5003, content: '<p>forged</p>', attributedTo: bob.uri });
+    two.serveObject('/users/dave/statuses/5003', forged);
+    await one.send(bob, inbox(), mastodonAnnounce(bob, 5004, String(forged.id), dave.uri));
+    await settle();
+    const [row] = await t.ctx.sequelize.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM statuses WHERE uri IN ($1, $2)',
+      { bind: [forged.id, `${bob.uri}/statuses/5004/activity`], type: QueryTypes.SELECT },
+    );
+    expect(row!.n).to.equal(0);
+  });
+
   it('reblogs and favourites of a remote status go out as Announce and Like, and their Undo', async () => {
     const note = mastodonNote(bob, { id: 3001, content: '<p>worth a boost</p>' });
     await one.send(bob, inbox(), mastodonCreate(bob, note));

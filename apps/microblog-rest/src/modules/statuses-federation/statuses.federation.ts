@@ -1,7 +1,11 @@
 import type { JobQueue, Logger } from '@agora/core';
 import { isRowId } from '@agora/db';
 import {
+  ACTIVITY_ACCEPT,
+  FetchError,
+  RemoteActorError,
   idOf,
+  sameOrigin,
   typeOf,
   type Actor,
   type ActorStore,
@@ -492,6 +496,8 @@ export class StatusFederation {
     const announceUri = typeof activity.id === 'string' ? activity.id : null;
     if (signer.local || !objectUri || !announceUri) return;
     const { sequelize } = this.options;
+    // A status not known yet is fetched from its origin (guarded), as Mastodon does.
+    if (!(await this.rowByUri(objectUri))) await this.fetchStatus(objectUri);
     const statusId = await sequelize.transaction(async (transaction) => {
       const original = await this.rowByUri(objectUri, transaction);
       if (!original || original.deletedAt || original.reblogOfId !== null) return null;
@@ -569,12 +575,46 @@ export class StatusFederation {
   }
 
   /** By ActivityPub id (the unique index `statuses_uri_key`). */
-  private async rowByUri(uri: string, transaction: Transaction, lock = false): Promise<StatusRow | null> {
+  private async rowByUri(uri: string, transaction?: Transaction, lock = false): Promise<StatusRow | null> {
     const [row] = await this.options.sequelize.query<StatusRow>(
       `SELECT ${STATUS_COLUMNS} FROM statuses s WHERE s.uri = $1 ${lock ? 'FOR UPDATE' : ''}`,
-      { bind: [uri], type: QueryTypes.SELECT, transaction },
+      { bind: [uri], type: QueryTypes.SELECT, ...(transaction ? { transaction } : {}) },
     );
     return row ?? null;
+  }
+
+  /**
+   * A remote status by its id: fetched through the guarded client (signed by the instance actor),
+   * checked (the answer lives where its id says, its author is on the same origin and is its
+   * `attributedTo`) and stored, without its parent. Null when it cannot be had.
+   */
+  async fetchStatus(uri: string): Promise<string | null> {
+    if (!URL.canParse(uri) || !/^https?:$/.test(new URL(uri).protocol)) return null;
+    try {
+      const response = await this.options.federation.fetch.get(uri, { headers: { accept: ACTIVITY_ACCEPT } });
+      if (!response.ok) return null;
+      const document = response.json() as unknown;
+      if (typeof document !== 'object' || document === null || Array.isArray(document)) return null;
+      const object = document as Record<string, unknown>;
+      const id = idOf(object);
+      if (!id || !sameOrigin(id, response.url)) return null;
+      if (!(STATUS_OBJECT_TYPES as readonly string[]).includes(typeOf(object) ?? '')) return null;
+      const authorUri = idOf(
+        Array.isArray(object.attributedTo) ? object.attributedTo[0] : object.attributedTo,
+      );
+      if (!authorUri || !sameOrigin(authorUri, id)) return null;
+      const author = await this.options.federation.remoteActors.resolve(authorUri);
+      if (author.local || author.suspended) return null;
+      const parsed = parseRemoteNote(object, author);
+      if (!parsed.ok) return null;
+      return (await this.storeRemote(author, parsed.value)) ?? (await this.rowByUri(id))?.id ?? null;
+    } catch (error) {
+      if (error instanceof FetchError || error instanceof RemoteActorError) {
+        this.logger.info({ err: error, uri }, 'could not fetch a remote status');
+        return null;
+      }
+      throw error;
+    }
   }
 
   private async links(statusId: string): Promise<StatusLinks> {
