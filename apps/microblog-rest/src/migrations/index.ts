@@ -18,6 +18,7 @@ import { markers } from './20261127123200-markers.js';
 import { lists } from './20261127123300-lists.js';
 import { accountConversations } from './20261127123400-account-conversations.js';
 import { announcements } from './20261127124000-announcements.js';
+import { remoteMediaAttachments } from './20261127147000-remote-media-attachments.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -49,6 +50,7 @@ export function migrationSets(): MigrationSet[] {
         lists,
         accountConversations,
         announcements,
+        remoteMediaAttachments,
       ],
     },
   ];

@@ -34,6 +34,7 @@ export interface NoteInput {
   attributedTo?: string;
   type?: 'Note' | 'Article' | 'Page';
   name?: string;
+  attachment?: Array<Record<string, unknown>>;
 }
 
 /** A Mastodon status object of `author` (`/users/name/statuses/id`, `/@name/id`). */
@@ -70,7 +71,7 @@ export function mastodonNote(author: FakeActor, input: NoteInput): Record<string
     conversation: `tag:${new URL(origin).hostname},2026-11-27:objectId=${input.id}:objectType=Conversation`,
     content: input.content,
     contentMap: { en: input.content },
-    attachment: [],
+    attachment: input.attachment ?? [],
     tag: [
       ...(input.mentions ?? []).map((mention) => ({
         type: 'Mention',

@@ -24,7 +24,22 @@ export interface RemoteNoteValues {
   mentionUris: string[];
   /** Hashtag names without `#`. */
   tags: string[];
+  attachments: RemoteAttachment[];
 }
+
+/** An attachment of a remote status: the peer's file, described. */
+export interface RemoteAttachment {
+  type: 'image' | 'gifv' | 'video' | 'audio' | 'unknown';
+  remoteUrl: string;
+  contentType: string | null;
+  description: string | null;
+  blurhash: string | null;
+  meta: { focus?: { x: number; y: number }; original?: { width: number; height: number } };
+}
+
+/** Mastodon keeps the first four attachments of a remote status. */
+const MAX_ATTACHMENTS = 4;
+const BLURHASH = /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]{6,100}$/;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
@@ -84,6 +99,7 @@ export function parseRemoteNote(object: Record<string, unknown>, signer: Actor):
             .filter((href): href is string => href !== null),
         ),
       ],
+      attachments: list(object.attachment).flatMap(attachmentOf).slice(0, MAX_ATTACHMENTS),
       tags: [
         ...new Set(
           tags
@@ -105,6 +121,46 @@ export function visibilityOf(object: Record<string, unknown>, signer: Actor): Vi
   const followers = signer.followersUrl;
   if (followers && [...to, ...cc].includes(followers)) return 'private';
   return 'direct';
+}
+
+function attachmentOf(item: Record<string, unknown>): RemoteAttachment[] {
+  if (!['Document', 'Image', 'Video', 'Audio'].includes(String(item.type))) return [];
+  const remoteUrl = urlOf(item.url);
+  if (!remoteUrl) return [];
+  const mediaType = text(item.mediaType)?.toLowerCase().slice(0, 100) ?? null;
+  const kind = mediaType?.split('/')[0];
+  const type =
+    kind === 'image' ? 'image' : kind === 'video' ? 'video' : kind === 'audio' ? 'audio' : 'unknown';
+  const meta: RemoteAttachment['meta'] = {};
+  const focal = item.focalPoint;
+  if (
+    Array.isArray(focal) &&
+    focal.length === 2 &&
+    focal.every((value) => typeof value === 'number' && value >= -1 && value <= 1)
+  ) {
+    meta.focus = { x: focal[0] as number, y: focal[1] as number };
+  }
+  const { width, height } = item;
+  if (
+    Number.isInteger(width) &&
+    Number.isInteger(height) &&
+    (width as number) > 0 &&
+    (height as number) > 0
+  ) {
+    meta.original = { width: width as number, height: height as number };
+  }
+  const blurhash = text(item.blurhash);
+  const description = text(item.name) ?? text(item.summary);
+  return [
+    {
+      type,
+      remoteUrl,
+      contentType: mediaType,
+      description: description ? stripTags(description).slice(0, 1500) : null,
+      blurhash: blurhash && BLURHASH.test(blurhash) ? blurhash : null,
+      meta,
+    },
+  ];
 }
 
 function audience(value: unknown): string[] {

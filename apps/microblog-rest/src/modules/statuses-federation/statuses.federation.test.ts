@@ -212,6 +212,18 @@ describe('statuses over ActivityPub (microblog)', () => {
       hashtags: ['Fediverse'],
       summary: 'spoilers',
       inReplyTo: await uriOf(parent.id),
+      attachment: [
+        {
+          type: 'Document',
+          mediaType: 'image/jpeg',
+          url: `${one.origin}/system/media_attachments/files/1/original/cat.jpg`,
+          name: 'a cat <b>asleep</b>',
+          blurhash: 'UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH',
+          focalPoint: [0.25, -0.5],
+          width: 640,
+          height: 480,
+        },
+      ],
     });
     const answer = await one.send(bob, inbox(), mastodonCreate(bob, note));
     expect(answer.status).to.equal(202);
@@ -228,6 +240,18 @@ describe('statuses over ActivityPub (microblog)', () => {
       .to.contain('@<span>alice</span>')
       .and.not.match(/script|javascript|onclick/);
     expect(stored!.tags.map((tag) => tag.name.toLowerCase())).to.deep.equal(['fediverse']);
+    const [media] = stored!.mediaAttachments;
+    expect(media).to.include({
+      type: 'image',
+      url: `${one.origin}/system/media_attachments/files/1/original/cat.jpg`,
+      remoteUrl: `${one.origin}/system/media_attachments/files/1/original/cat.jpg`,
+      description: 'a cat asleep',
+      blurhash: 'UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH',
+    });
+    expect(media!.meta).to.deep.include({
+      focus: { x: 0.25, y: -0.5 },
+      original: { width: 640, height: 480 },
+    });
     const context = await masto.v1.statuses.$select(parent.id).context.fetch();
     expect(context.descendants.map((status) => status.id)).to.include(stored!.id);
     const notifications = await masto.v1.notifications.list({ types: ['mention'] });

@@ -27,7 +27,12 @@ import {
   undoActivity,
   wrapNote,
 } from './note-objects.js';
-import { parseRemoteNote, STATUS_OBJECT_TYPES, type RemoteNoteValues } from './remote-notes.js';
+import {
+  parseRemoteNote,
+  STATUS_OBJECT_TYPES,
+  type RemoteAttachment,
+  type RemoteNoteValues,
+} from './remote-notes.js';
 
 export interface StatusFederationOptions {
   sequelize: Sequelize;
@@ -383,8 +388,9 @@ export class StatusFederation {
         values.published && values.published.getTime() < Date.now() ? values.published : new Date();
       const [inserted] = await sequelize.query<{ id: string }>(
         `INSERT INTO statuses (uri, url, account_id, local, content, spoiler_text, sensitive, visibility,
-                               language, in_reply_to_id, in_reply_to_account_id, conversation_id, created_at)
-         VALUES ($1, $2, $3, false, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                               language, in_reply_to_id, in_reply_to_account_id, conversation_id, created_at,
+                               has_media)
+         VALUES ($1, $2, $3, false, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
          ON CONFLICT (uri) WHERE uri IS NOT NULL DO NOTHING
          RETURNING id::text AS id`,
         {
@@ -401,6 +407,7 @@ export class StatusFederation {
             usableParent?.accountId ?? null,
             conversationId,
             published,
+            values.attachments.length > 0,
           ],
           type: QueryTypes.SELECT,
           transaction,
@@ -408,6 +415,7 @@ export class StatusFederation {
       );
       if (!inserted) return null;
       await this.saveEntities(inserted.id, mentioned, values.tags, transaction);
+      await this.saveAttachments(inserted.id, author.id, values.attachments, transaction);
       return inserted.id;
     });
   }
@@ -432,7 +440,7 @@ export class StatusFederation {
       if ((versions[0]?.n ?? 0) === 0) await this.saveVersion(row, row.createdAt, transaction);
       await sequelize.query(
         `UPDATE statuses SET content = $2, spoiler_text = $3, sensitive = $4, language = $5,
-                edited_at = $6, updated_at = now() WHERE id = $1`,
+                edited_at = $6, has_media = $7, updated_at = now() WHERE id = $1`,
         {
           bind: [
             row.id,
@@ -441,6 +449,7 @@ export class StatusFederation {
             values.sensitive,
             values.language,
             values.updated ?? new Date(),
+            values.attachments.length > 0,
           ],
           transaction,
         },
@@ -452,6 +461,11 @@ export class StatusFederation {
       });
       const mentioned = await this.actorIdsByUri(values.mentionUris, transaction);
       await this.saveEntities(row.id, mentioned, values.tags, transaction);
+      await sequelize.query('DELETE FROM media_attachments WHERE status_id = $1', {
+        bind: [row.id],
+        transaction,
+      });
+      await this.saveAttachments(row.id, signer.id, values.attachments, transaction);
       await this.saveVersion(
         { ...row, content: values.content, spoilerText: values.spoilerText, sensitive: values.sensitive },
         new Date(),
@@ -692,6 +706,25 @@ export class StatusFederation {
         { bind: [statusId, names.map((name) => name.toLowerCase())], transaction },
       );
     }
+  }
+
+  /** A remote status's attachments, in one statement: rows without files of ours, the peer's URL kept. */
+  private async saveAttachments(
+    statusId: string,
+    accountId: string,
+    attachments: readonly RemoteAttachment[],
+    transaction: Transaction,
+  ): Promise<void> {
+    if (attachments.length === 0) return;
+    await this.options.sequelize.query(
+      `INSERT INTO media_attachments (account_id, status_id, type, processing, remote_url, content_type,
+                                      description, blurhash, meta, created_at, updated_at)
+       SELECT $1, $2, a.type, 'complete', a."remoteUrl", a."contentType", a.description, a.blurhash,
+              a.meta, now(), now()
+         FROM jsonb_to_recordset($3::jsonb)
+              AS a(type text, "remoteUrl" text, "contentType" text, description text, blurhash text, meta jsonb)`,
+      { bind: [accountId, statusId, JSON.stringify(attachments)], transaction },
+    );
   }
 
   private async saveVersion(
