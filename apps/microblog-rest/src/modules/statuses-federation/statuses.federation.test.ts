@@ -323,6 +323,17 @@ describe('statuses over ActivityPub (microblog)', () => {
     expect(reblog!.reblog!.account.acct).to.equal(`dave@${two.host}`);
     expect(reblog!.reblog!.content).to.equal('<p>from the other instance</p>');
 
+    // A reply to a status never seen here: the parent is fetched, the thread holds.
+    const question = mastodonNote(dave, { id: 5005, content: '<p>anyone?</p>' });
+    two.serveObject('/users/dave/statuses/5005', question);
+    const answer = mastodonNote(bob, { id: 5006, content: '<p>me</p>', inReplyTo: String(question.id) });
+    await one.send(bob, inbox(), mastodonCreate(bob, answer));
+    await settle();
+    const stored = (await masto.v1.timelines.home.list()).find((status) => status.uri === answer.id);
+    expect(stored?.inReplyToId).to.be.a('string');
+    const thread = await masto.v1.statuses.$select(stored!.id).context.fetch();
+    expect(thread.ancestors.map((status) => status.uri)).to.deep.equal([question.id]);
+
     // A fetched document that claims another origin's author is not stored.
     const forged = mastodonNote(dave, { id: 5003, content: '<p>forged</p>', attributedTo: bob.uri });
     two.serveObject('/users/dave/statuses/5003', forged);

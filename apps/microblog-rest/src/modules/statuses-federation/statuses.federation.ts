@@ -368,6 +368,9 @@ export class StatusFederation {
       this.logger.info({ reason: parsed.reason, actor: signer.uri }, 'refused a remote status');
       return;
     }
+    // A reply to a status not known yet: its parent is fetched (one level, guarded) so the thread holds.
+    const parentUri = parsed.value.inReplyToUri;
+    if (parentUri && !(await this.rowByUri(parentUri))) await this.fetchStatus(parentUri);
     const statusId = await this.storeRemote(signer, parsed.value);
     // The fan-out job writes the home feeds of local followers and tells notifications and streaming.
     if (statusId) await this.options.queue.send(FAN_OUT_JOB, { statusId });
