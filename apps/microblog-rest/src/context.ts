@@ -333,6 +333,7 @@ export const AppContext = {
         });
       statusFederation.registerInboxHandlers();
       statuses.addListener(statusFederation.statusListener());
+      polls.addCloseListener(({ statusId }) => statusFederation.pollClosed(statusId));
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({

@@ -171,6 +171,14 @@ describe('statuses over ActivityPub (microblog)', () => {
       { type: 'Note', name: 'coffee', replies: { type: 'Collection', totalItems: 0 } },
     ]);
     expect(question).to.not.have.property('anyOf');
+    // Its end goes out as Update(Question) with `closed`.
+    await t.ctx.sequelize.query("UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1", {
+      bind: [status.poll!.id],
+    });
+    expect(await t.ctx.polls.close(status.poll!.id)).to.not.equal(null);
+    const closed = (await oneOf(one, 'Update', await uriOf(status.id))).object as Json;
+    expect(closed).to.include({ type: 'Question' });
+    expect(closed.closed).to.be.a('string');
   });
 
   it('an edit goes out as Update with `updated`, a deletion as Delete with a Tombstone', async () => {

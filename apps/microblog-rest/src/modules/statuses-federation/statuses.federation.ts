@@ -89,6 +89,11 @@ export class StatusFederation {
     };
   }
 
+  /** A local poll ended: Update of its Question with `closed` and the final counts, as Mastodon sends. */
+  pollClosed(statusId: string): Promise<void> {
+    return this.safely('poll closed', () => this.sendNote('Update', statusId));
+  }
+
   private async distributed(statusId: string): Promise<void> {
     const row = await this.row(statusId);
     if (!row?.local || row.deletedAt) return;
