@@ -289,6 +289,26 @@ describe('statuses over ActivityPub (microblog)', () => {
       { bind: [forged.id], type: QueryTypes.SELECT },
     );
     expect(row!.n).to.equal(0);
+
+    // A status that concerns nobody here (eve is followed by no one, mentions no one) is not kept.
+    const unasked = mastodonNote(eve, { id: 8, content: '<p>buy now</p>' });
+    expect((await one.send(eve, inbox(), mastodonCreate(eve, unasked))).status).to.equal(202);
+    await settle();
+    const [kept] = await t.ctx.sequelize.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM statuses WHERE uri = $1',
+      { bind: [unasked.id], type: QueryTypes.SELECT },
+    );
+    expect(kept!.n).to.equal(0);
+    // Mentioning a local account, it is.
+    const addressed = mastodonNote(eve, {
+      id: 9,
+      content: '<p>hello alice</p>',
+      mentions: [{ uri: aliceUri, acct: `alice@${new URL(t.url).host}` }],
+    });
+    await one.send(eve, inbox(), mastodonCreate(eve, addressed));
+    await settle();
+    const mentions = await masto.v1.notifications.list({ types: ['mention'] });
+    expect(mentions.map((n) => n.status?.uri)).to.include(addressed.id);
   });
 
   it('remote Announce and Like of local statuses count and notify, their Undo takes them back; a reblog of a private status is refused', async () => {

@@ -373,12 +373,37 @@ export class StatusFederation {
       this.logger.info({ reason: parsed.reason, actor: signer.uri }, 'refused a remote status');
       return;
     }
+    if (!(await this.concernsLocal(signer, parsed.value))) {
+      this.logger.debug(
+        { actor: signer.uri, object: parsed.value.uri },
+        'ignored a status nobody here asked for',
+      );
+      return;
+    }
     // A reply to a status not known yet: its parent is fetched (one level, guarded) so the thread holds.
     const parentUri = parsed.value.inReplyToUri;
     if (parentUri && !(await this.rowByUri(parentUri))) await this.fetchStatus(parentUri);
     const statusId = await this.storeRemote(signer, parsed.value);
     // The fan-out job writes the home feeds of local followers and tells notifications and streaming.
     if (statusId) await this.options.queue.send(FAN_OUT_JOB, { statusId });
+  }
+
+  /**
+   * Mastodon keeps a pushed status only when it concerns this server: a local account follows its
+   * author, it mentions a local account, or it replies to a local status.
+   */
+  private async concernsLocal(author: Actor, values: RemoteNoteValues): Promise<boolean> {
+    const [row] = await this.options.sequelize.query<{ yes: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM follows f JOIN actors a ON a.id = f.actor_id AND a.domain IS NULL
+                       WHERE f.target_actor_id = $1 AND f.accepted_at IS NOT NULL)
+           OR EXISTS (SELECT 1 FROM actors a WHERE a.uri = ANY($2::text[]) AND a.domain IS NULL)
+           OR EXISTS (SELECT 1 FROM statuses s WHERE s.uri = $3 AND s.local) AS yes`,
+      {
+        bind: [author.id, values.mentionUris.slice(0, 100), values.inReplyToUri],
+        type: QueryTypes.SELECT,
+      },
+    );
+    return row?.yes === true;
   }
 
   /** Stores a remote status; returns its id, or null when it was already known. */
