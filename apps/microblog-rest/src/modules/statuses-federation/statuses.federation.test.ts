@@ -265,6 +265,10 @@ describe('statuses over ActivityPub (microblog)', () => {
     const notifications = await masto.v1.notifications.list({ types: ['mention'] });
     expect(notifications.map((n) => n.status?.id)).to.include(stored!.id);
 
+    // An Update that changes nothing a reader sees (Mastodon's poll refreshes) is no edit.
+    await one.send(bob, inbox(), mastodonCreate(bob, note, 'Update'));
+    await settle();
+    expect((await masto.v1.statuses.$select(stored!.id).fetch()).editedAt).to.equal(null);
     // Update changes it (with history), Delete removes it.
     const edited = { ...note, content: '<p>Changed my mind</p>', summary: null, sensitive: false };
     await one.send(bob, inbox(), mastodonCreate(bob, edited, 'Update'));
@@ -277,6 +281,21 @@ describe('statuses over ActivityPub (microblog)', () => {
     await settle();
     const gone = await rest(t.url, `/api/v1/statuses/${stored!.id}`, { token: alice.token });
     expect(gone.status).to.equal(404);
+  });
+
+  it('shows a remote Article as a status: its title linked to its page, then its text', async () => {
+    const article = mastodonNote(bob, {
+      id: 6001,
+      type: 'Article',
+      name: 'On <federation>',
+      content: '<p>A long read.</p>',
+    });
+    await one.send(bob, inbox(), mastodonCreate(bob, article));
+    await settle();
+    const shown = (await masto.v1.timelines.home.list()).find((status) => status.uri === article.id);
+    expect(shown?.content).to.equal(
+      `<p><a rel="nofollow noopener" target="_blank" href="${String(article.url)}">On &lt;federation&gt;</a></p><p>A long read.</p>`,
+    );
   });
 
   it('refuses a Note whose attributedTo is not the signer: nothing is stored', async () => {

@@ -465,6 +465,13 @@ export class StatusFederation {
     const changed = await sequelize.transaction(async (transaction) => {
       const row = await this.rowByUri(values.uri, transaction, true);
       if (!row || row.accountId !== signer.id || row.deletedAt || row.local) return null;
+      // Mastodon also sends Update for a poll's new counts: nothing a reader sees changed, no edit.
+      if (
+        row.content === values.content &&
+        row.spoilerText === values.spoilerText &&
+        row.sensitive === values.sensitive
+      )
+        return null;
       const versions = await sequelize.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM status_edits WHERE status_id = $1',
         { bind: [row.id], type: QueryTypes.SELECT, transaction },
