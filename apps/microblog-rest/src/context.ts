@@ -325,6 +325,7 @@ export const AppContext = {
           actors,
           federation,
           statuses,
+          polls,
           queue: infrastructure.queue,
           logger,
           publicUrl: config.http.publicUrl,
@@ -334,6 +335,7 @@ export const AppContext = {
       statusFederation.registerInboxHandlers();
       statuses.addListener(statusFederation.statusListener());
       polls.addCloseListener(({ statusId }) => statusFederation.pollClosed(statusId));
+      polls.addVoteListener((vote) => statusFederation.voted(vote));
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({

@@ -25,7 +25,23 @@ export interface RemoteNoteValues {
   /** Hashtag names without `#`. */
   tags: string[];
   attachments: RemoteAttachment[];
+  /** A `Question`'s poll. */
+  poll: RemotePoll | null;
+  /** A vote on a poll, as Mastodon sends it: a Note with `name` (the choice), no content. */
+  voteName: string | null;
 }
+
+export interface RemotePoll {
+  options: string[];
+  tallies: number[];
+  multiple: boolean;
+  votersCount: number;
+  expiresAt: Date | null;
+  closedAt: Date | null;
+}
+
+const MAX_POLL_OPTIONS = 20;
+const POLL_OPTION_MAX = 200;
 
 /** An attachment of a remote status: the peer's file, described. */
 export interface RemoteAttachment {
@@ -100,6 +116,11 @@ export function parseRemoteNote(object: Record<string, unknown>, signer: Actor):
         ),
       ],
       attachments: list(object.attachment).flatMap(attachmentOf).slice(0, MAX_ATTACHMENTS),
+      poll: type === 'Question' ? pollOf(object) : null,
+      voteName:
+        type === 'Note' && html === '' && typeof object.name === 'string'
+          ? object.name.slice(0, POLL_OPTION_MAX)
+          : null,
       tags: [
         ...new Set(
           tags
@@ -121,6 +142,29 @@ export function visibilityOf(object: Record<string, unknown>, signer: Actor): Vi
   const followers = signer.followersUrl;
   if (followers && [...to, ...cc].includes(followers)) return 'private';
   return 'direct';
+}
+
+/** `oneOf` (single choice) or `anyOf` (multiple): names and `replies.totalItems` as the tallies. */
+function pollOf(object: Record<string, unknown>): RemotePoll | null {
+  const multiple = Array.isArray(object.anyOf);
+  const choices = list(multiple ? object.anyOf : object.oneOf).slice(0, MAX_POLL_OPTIONS);
+  const options = choices.map((choice) => stripTags(text(choice.name) ?? '').slice(0, POLL_OPTION_MAX));
+  if (options.length < 2 || options.some((option) => option === '')) return null;
+  const tallies = choices.map((choice) => {
+    const total = (choice.replies as { totalItems?: unknown } | undefined)?.totalItems;
+    return Number.isInteger(total) && (total as number) >= 0 ? Math.min(total as number, 2 ** 31 - 1) : 0;
+  });
+  const voters = object.votersCount;
+  const votes = tallies.reduce((sum, n) => sum + n, 0);
+  return {
+    options,
+    tallies,
+    multiple,
+    votersCount:
+      Number.isInteger(voters) && (voters as number) >= 0 ? Math.min(voters as number, votes) : votes,
+    expiresAt: date(object.endTime),
+    closedAt: date(object.closed) ?? (object.closed === true ? new Date() : null),
+  };
 }
 
 function attachmentOf(item: Record<string, unknown>): RemoteAttachment[] {

@@ -298,6 +298,84 @@ describe('statuses over ActivityPub (microblog)', () => {
     );
   });
 
+  it('remote polls: a Question is stored with its poll, a local vote goes to its author, its counts follow Updates; remote votes count on local polls', async () => {
+    const endTime = new Date(Date.now() + 3600_000).toISOString();
+    const choices = (tallies: number[]) =>
+      ['red', 'blue'].map((name, i) => ({
+        type: 'Note',
+        name,
+        replies: { type: 'Collection', totalItems: tallies[i] },
+      }));
+    const question: Record<string, unknown> = {
+      ...mastodonNote(bob, { id: 7001, content: '<p>which colour?</p>' }),
+      type: 'Question',
+      oneOf: choices([2, 1]),
+      endTime,
+      votersCount: 3,
+    };
+    await one.send(bob, inbox(), mastodonCreate(bob, question));
+    await settle();
+    const shown = (await masto.v1.timelines.home.list()).find((status) => status.uri === question.id);
+    expect(shown?.poll).to.deep.include({
+      expiresAt: endTime,
+      multiple: false,
+      votesCount: 3,
+      votersCount: 3,
+    });
+    expect(shown!.poll!.options).to.deep.equal([
+      { title: 'red', votesCount: 2 },
+      { title: 'blue', votesCount: 1 },
+    ]);
+    await masto.v1.polls.$select(shown!.poll!.id).votes.create({ choices: [1] });
+    await settle();
+    const votes = one.received.filter(
+      (r) => r.body.type === 'Create' && (r.body.object as Json).inReplyTo === question.id,
+    );
+    expect(votes).to.have.lengthOf(1);
+    expect(votes[0]!.verified).to.equal(true);
+    expect(votes[0]!.body.object).to.deep.include({
+      type: 'Note',
+      name: 'blue',
+      attributedTo: aliceUri,
+      to: [bob.uri],
+    });
+    // bob's server counted it and tells the new counts.
+    await one.send(
+      bob,
+      inbox(),
+      mastodonCreate(bob, { ...question, oneOf: choices([2, 2]), votersCount: 4 }, 'Update'),
+    );
+    await settle();
+    const refreshed = await masto.v1.statuses.$select(shown!.id).fetch();
+    expect(refreshed.poll!.options.map((option) => option.votesCount)).to.deep.equal([2, 2]);
+    expect(refreshed.editedAt).to.equal(null);
+
+    // carol votes on alice's poll from her server.
+    const local = await masto.v1.statuses.create({
+      status: 'cats or dogs?',
+      poll: { options: ['cats', 'dogs'], expiresIn: 3600 },
+    });
+    const vote = {
+      id: `${carol.uri}#votes/1`,
+      type: 'Note',
+      name: 'dogs',
+      attributedTo: carol.uri,
+      to: [aliceUri],
+      inReplyTo: await uriOf(local.id),
+    };
+    await one.send(carol, inbox(), {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: `${carol.uri}#votes/1/activity`,
+      type: 'Create',
+      actor: carol.uri,
+      to: [aliceUri],
+      object: vote,
+    });
+    await settle();
+    const counted = await masto.v1.statuses.$select(local.id).fetch();
+    expect(counted.poll!.options.map((option) => option.votesCount)).to.deep.equal([0, 1]);
+  });
+
   it('refuses a Note whose attributedTo is not the signer: nothing is stored', async () => {
     const forged = mastodonNote(eve, { id: 7, content: '<p>I am bob</p>', attributedTo: bob.uri });
     const answer = await one.send(eve, inbox(), mastodonCreate(eve, forged));

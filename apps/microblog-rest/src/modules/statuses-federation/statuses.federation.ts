@@ -1,4 +1,4 @@
-import type { JobQueue, Logger } from '@agora/core';
+import { BadInput, NotFound, type JobQueue, type Logger } from '@agora/core';
 import { isRowId } from '@agora/db';
 import {
   ACTIVITY_ACCEPT,
@@ -13,6 +13,7 @@ import {
   type InboxContext,
 } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { PollService } from '../polls/poll.service.js';
 import type { StatusRow } from '../statuses/status.model.js';
 import { STATUS_COLUMNS } from '../statuses/status.model.js';
 import { FAN_OUT_JOB, type StatusListener, type StatusService } from '../statuses/status.service.js';
@@ -32,6 +33,7 @@ import {
   STATUS_OBJECT_TYPES,
   type RemoteAttachment,
   type RemoteNoteValues,
+  type RemotePoll,
 } from './remote-notes.js';
 
 export interface StatusFederationOptions {
@@ -39,6 +41,7 @@ export interface StatusFederationOptions {
   actors: ActorStore;
   federation: Federation;
   statuses: StatusService;
+  polls: PollService;
   queue: JobQueue;
   logger: Logger;
   publicUrl: string;
@@ -373,6 +376,9 @@ export class StatusFederation {
       this.logger.info({ reason: parsed.reason, actor: signer.uri }, 'refused a remote status');
       return;
     }
+    if (parsed.value.voteName !== null && parsed.value.inReplyToUri) {
+      if (await this.receiveVote(signer, parsed.value.inReplyToUri, parsed.value.voteName)) return;
+    }
     if (!(await this.concernsLocal(signer, parsed.value))) {
       this.logger.debug(
         { actor: signer.uri, object: parsed.value.uri },
@@ -449,6 +455,7 @@ export class StatusFederation {
       if (!inserted) return null;
       await this.saveEntities(inserted.id, mentioned, values.tags, transaction);
       await this.saveAttachments(inserted.id, author.id, values.attachments, transaction);
+      if (values.poll) await this.savePoll(inserted.id, author.id, values.poll, transaction);
       return inserted.id;
     });
   }
@@ -465,6 +472,7 @@ export class StatusFederation {
     const changed = await sequelize.transaction(async (transaction) => {
       const row = await this.rowByUri(values.uri, transaction, true);
       if (!row || row.accountId !== signer.id || row.deletedAt || row.local) return null;
+      if (values.poll) await this.savePoll(row.id, signer.id, values.poll, transaction);
       // Mastodon also sends Update for a poll's new counts: nothing a reader sees changed, no edit.
       if (
         row.content === values.content &&
@@ -746,6 +754,104 @@ export class StatusFederation {
         { bind: [statusId, names.map((name) => name.toLowerCase())], transaction },
       );
     }
+  }
+
+  /** A remote poll's options and counts, as its author's server tells them (it counts the votes). */
+  private async savePoll(
+    statusId: string,
+    accountId: string,
+    poll: RemotePoll,
+    transaction: Transaction,
+  ): Promise<void> {
+    await this.options.sequelize.query(
+      `INSERT INTO polls (status_id, account_id, options, tallies, multiple, votes_count, voters_count,
+                          expires_at, closed_at)
+       VALUES ($1, $2, $3::text[], $4::int[], $5, $6, $7, $8, $9)
+       ON CONFLICT (status_id) DO UPDATE SET tallies = EXCLUDED.tallies, votes_count = EXCLUDED.votes_count,
+              voters_count = EXCLUDED.voters_count, closed_at = coalesce(polls.closed_at, EXCLUDED.closed_at),
+              updated_at = now()
+        WHERE cardinality(polls.options) = cardinality(EXCLUDED.options)`,
+      {
+        bind: [
+          statusId,
+          accountId,
+          poll.options,
+          poll.tallies,
+          poll.multiple,
+          poll.tallies.reduce((sum, n) => sum + n, 0),
+          poll.votersCount,
+          poll.expiresAt,
+          poll.closedAt,
+        ],
+        transaction,
+      },
+    );
+  }
+
+  /**
+   * A remote vote on a local poll (a Note naming the choice, in reply to the Question): counted through
+   * the poll service, with its rules. True when it was a vote (counted or refused), false otherwise.
+   */
+  private async receiveVote(signer: Actor, questionUri: string, name: string): Promise<boolean> {
+    const [poll] = await this.options.sequelize.query<{ id: string; options: string[] }>(
+      `SELECT p.id::text AS id, p.options FROM statuses s JOIN polls p ON p.status_id = s.id
+        WHERE s.uri = $1 AND s.local AND s.deleted_at IS NULL`,
+      { bind: [questionUri], type: QueryTypes.SELECT },
+    );
+    if (!poll) return false;
+    const choice = poll.options.indexOf(name);
+    if (choice < 0) return true;
+    try {
+      await this.options.polls.vote(signer, poll.id, [choice]);
+    } catch (error) {
+      if (!(error instanceof BadInput) && !(error instanceof NotFound)) throw error;
+      this.logger.info({ actor: signer.uri, reason: error.message }, 'refused a remote vote');
+    }
+    return true;
+  }
+
+  /** A local vote on a remote poll: one Note per choice, to the poll's author, as Mastodon sends. */
+  voted(vote: { pollId: string; accountId: string; choices: number[] }): Promise<void> {
+    return this.safely('vote', async () => {
+      const [poll] = await this.options.sequelize.query<{
+        uri: string;
+        options: string[];
+        authorId: string;
+        local: boolean;
+      }>(
+        `SELECT s.uri, p.options, s.account_id::text AS "authorId", s.local FROM polls p
+           JOIN statuses s ON s.id = p.status_id WHERE p.id = $1`,
+        { bind: [vote.pollId], type: QueryTypes.SELECT },
+      );
+      if (!poll || poll.local || !poll.uri) return;
+      const [voter, author] = await Promise.all([
+        this.options.actors.findById(vote.accountId),
+        this.options.actors.findById(poll.authorId),
+      ]);
+      if (!voter?.local || !author || author.local) return;
+      for (const choice of vote.choices) {
+        const id = `${voter.uri}#votes/${vote.pollId}/${choice}`;
+        const note = {
+          id,
+          type: 'Note',
+          name: poll.options[choice],
+          attributedTo: voter.uri,
+          to: [author.uri],
+          inReplyTo: poll.uri,
+        };
+        await this.options.federation.delivery.deliver(
+          {
+            '@context': STATUS_CONTEXT,
+            id: `${id}/activity`,
+            type: 'Create',
+            actor: voter.uri,
+            to: [author.uri],
+            object: note,
+          },
+          { senderActorId: voter.id, recipients: [author.id] },
+        );
+      }
+    });
   }
 
   /** A remote status's attachments, in one statement: rows without files of ours, the peer's URL kept. */
