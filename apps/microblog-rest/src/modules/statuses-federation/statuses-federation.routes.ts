@@ -9,7 +9,8 @@ const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 
 /**
  * The documents behind a local account's ActivityPub URLs: each status id (`/users/:name/statuses/:id`,
- * by content negotiation; a browser is sent to the `/@name/:id` page), and the collections the actor
+ * by content negotiation; a browser is sent to the `/@name/:id` page; followers-only and direct
+ * statuses only to a signed fetch by an actor who may see them), and the collections the actor
  * document advertises — `outbox`, `followers`, `following` (paginated OrderedCollections) and
  * `collections/featured` (the pinned statuses, inline as Mastodon serves them).
  */
@@ -44,7 +45,12 @@ export function statusesFederationRouter(deps: {
         if (!isRowId(id)) return notFound(res);
         return void res.redirect(302, `${deps.publicUrl}/@${encodeURIComponent(name)}/${id}`);
       }
-      const document = await statusFederation.noteDocument(name, id);
+      const fetcher = await statusFederation.signedFetcher({
+        method: req.method,
+        url: req.originalUrl,
+        headers: req.headers,
+      });
+      const document = await statusFederation.noteDocument(name, id, fetcher);
       if (!document) return notFound(res);
       send(res, document);
     }),

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createRestAPIClient, type mastodon } from 'masto';
 import { QueryTypes } from 'sequelize';
 import sharp from 'sharp';
-import { DELIVERY_JOB, INBOX_JOB } from '@agora/federation';
+import { DELIVERY_JOB, INBOX_JOB, signRequest } from '@agora/federation';
 import { FakeRemote, type FakeActor, type ReceivedActivity } from '@agora/federation/testing';
 import { registerApp, signedInAccount, type TestApp } from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
@@ -523,6 +523,18 @@ describe('statuses over ActivityPub (microblog)', () => {
     expect(note.type).to.match(/^application\/activity\+json/);
     expect(note.body).to.include({ id: await uriOf(status.id), type: 'Note', attributedTo: aliceUri });
     expect((await get(await uriOf(secret.id))).status).to.equal(404);
+    // Authorized fetch: bob follows alice, so his signed GET reads her followers-only status; eve's does not.
+    const signedGet = async (who: FakeActor, url: string) => {
+      const headers = signRequest(
+        { method: 'GET', url, headers: { accept: AP } },
+        { keyId: who.keyId, privateKey: who.privateKey },
+      );
+      return fetch(url, { headers });
+    };
+    const forBob = await signedGet(bob, await uriOf(secret.id));
+    expect(forBob.status).to.equal(200);
+    expect(((await forBob.json()) as Json).to).to.deep.equal([`${aliceUri}/followers`]);
+    expect((await signedGet(eve, await uriOf(secret.id))).status).to.equal(404);
     const page = await fetch(await uriOf(status.id), {
       headers: { accept: 'text/html' },
       redirect: 'manual',

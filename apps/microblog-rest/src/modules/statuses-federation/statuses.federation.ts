@@ -7,6 +7,7 @@ import {
   idOf,
   sameOrigin,
   typeOf,
+  verifyRequest,
   type Actor,
   type ActorStore,
   type Federation,
@@ -230,13 +231,25 @@ export class StatusFederation {
    * The Note of the local status `id` of `username`, for anyone (public and unlisted ones only: the
    * others need a signed fetch, which is not served yet). Null: not found.
    */
-  async noteDocument(username: string, id: string): Promise<Record<string, unknown> | null> {
+  async noteDocument(
+    username: string,
+    id: string,
+    fetcher: Actor | null = null,
+  ): Promise<Record<string, unknown> | null> {
     if (!isRowId(id)) return null;
     const author = await this.options.actors.findByUsername(username, null);
     if (!author?.local || author.suspended) return null;
     const row = await this.row(id);
-    if (!row || row.accountId !== author.id || row.reblogOfId !== null) return null;
-    if (row.visibility !== 'public' && row.visibility !== 'unlisted') return null;
+    if (!row || row.accountId !== author.id || row.reblogOfId !== null || row.deletedAt) return null;
+    if (row.visibility !== 'public' && row.visibility !== 'unlisted') {
+      // Followers-only and direct statuses answer a signed fetch by an actor who may see them.
+      if (!fetcher) return null;
+      const visible = await this.options.statuses.visibleRow(row.id, fetcher.id).catch((error: unknown) => {
+        if (error instanceof NotFound) return null;
+        throw error;
+      });
+      if (!visible) return null;
+    }
     const built = await this.localNote(id);
     return built ? { '@context': STATUS_CONTEXT, ...built.note } : null;
   }
@@ -346,6 +359,28 @@ export class StatusFederation {
       { bind: [actor.id, (page - 1) * limit, limit + 1], type: QueryTypes.SELECT },
     );
     return { items: rows.slice(0, limit).map((row) => row.uri), more: rows.length > limit };
+  }
+
+  /**
+   * The actor whose key signed a GET (authorized fetch), or null when it is unsigned or does not
+   * verify. Keys are resolved (and remote actors stored) through the package's resolver.
+   */
+  async signedFetcher(request: {
+    method: string;
+    url: string;
+    headers: Record<string, string | string[] | undefined>;
+  }): Promise<Actor | null> {
+    if (request.headers.signature === undefined && request.headers['signature-input'] === undefined)
+      return null;
+    const verified = await verifyRequest(request, this.options.federation.remoteActors.keyResolver(), {
+      scheme: this.options.publicUrl.startsWith('https:') ? 'https' : 'http',
+    });
+    if (!verified.ok) {
+      this.logger.info({ reason: verified.reason, keyId: verified.keyId }, 'refused a signed fetch');
+      return null;
+    }
+    const actor = await this.options.actors.findByUri(verified.owner);
+    return actor && !actor.suspended ? actor : null;
   }
 
   // ---- Inbound ----------------------------------------------------------------------------------
