@@ -57,6 +57,31 @@ export function statusesFederationRouter(deps: {
   );
 
   router.get(
+    '/users/:name/statuses/:id/replies',
+    handle(async (req, res) => {
+      const minId =
+        typeof req.query.min_id === 'string' && isRowId(req.query.min_id) ? req.query.min_id : null;
+      const found = await statusFederation.repliesPage(
+        String(req.params.name),
+        String(req.params.id),
+        minId,
+        COLLECTION_PAGE_SIZE,
+      );
+      if (!found) return notFound(res);
+      const base = `${found.uri}/replies`;
+      const page = {
+        id: minId ? `${base}?min_id=${minId}&page=true` : `${base}?page=true`,
+        type: 'CollectionPage',
+        partOf: base,
+        ...(found.nextMinId ? { next: `${base}?min_id=${found.nextMinId}&page=true` } : {}),
+        items: found.items,
+      };
+      if (req.query.page === 'true') return send(res, { '@context': AS_CONTEXT, ...page });
+      send(res, { '@context': AS_CONTEXT, id: base, type: 'Collection', first: page });
+    }),
+  );
+
+  router.get(
     '/users/:name/outbox',
     handle(async (req, res) => {
       const actor = await localActor(req);

@@ -542,6 +542,18 @@ describe('statuses over ActivityPub (microblog)', () => {
     expect(page.status).to.equal(302);
     expect(page.headers.get('location')).to.equal(`${t.url}/@alice/${status.id}`);
 
+    // The replies collection the Note names lists the public replies.
+    const reply = await masto.v1.statuses.create({ status: 'a reply', inReplyToId: status.id });
+    const hidden = await masto.v1.statuses.create({
+      status: 'a private reply',
+      inReplyToId: status.id,
+      visibility: 'private',
+    });
+    const replies = await get(String((note.body.replies as Json).id));
+    expect(replies.body).to.include({ type: 'Collection' });
+    expect((replies.body.first as Json).items).to.deep.equal([await uriOf(reply.id)]);
+    expect((replies.body.first as Json).items).to.not.include(await uriOf(hidden.id));
+
     const outbox = await get(`${aliceUri}/outbox`);
     expect(outbox.body).to.include({ id: `${aliceUri}/outbox`, type: 'OrderedCollection' });
     expect(outbox.body.totalItems).to.be.a('number').above(20);
@@ -549,7 +561,11 @@ describe('statuses over ActivityPub (microblog)', () => {
     expect(first.body.type).to.equal('OrderedCollectionPage');
     const items = first.body.orderedItems as Json[];
     expect(items[0]).to.include({ type: 'Create', actor: aliceUri });
-    expect((items[0]!.object as Json).id).to.equal(await uriOf(status.id));
+    // Newest first: the last public status (the reply), then the one it answers.
+    expect(items.slice(0, 2).map((item) => (item.object as Json).id)).to.deep.equal([
+      await uriOf(reply.id),
+      await uriOf(status.id),
+    ]);
     expect(items.map((item) => (item.object as Json).id)).to.not.include(await uriOf(secret.id));
     expect(first.body.next).to.be.a('string');
     const second = await get(String(first.body.next));

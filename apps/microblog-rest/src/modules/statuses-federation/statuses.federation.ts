@@ -312,6 +312,37 @@ export class StatusFederation {
     return { items, nextMaxId: rows.length === limit ? (rows.at(-1)?.id ?? null) : null };
   }
 
+  /**
+   * A page of the public and unlisted replies to a local public or unlisted status: their ids, oldest
+   * first, after `minId`. Null when the status is not served.
+   */
+  async repliesPage(
+    username: string,
+    id: string,
+    minId: string | null,
+    limit: number,
+  ): Promise<{ uri: string; items: string[]; nextMinId: string | null } | null> {
+    if (!isRowId(id)) return null;
+    const author = await this.options.actors.findByUsername(username, null);
+    const row = await this.row(id);
+    if (!author?.local || author.suspended || !row?.uri || row.accountId !== author.id || row.deletedAt)
+      return null;
+    if (row.visibility !== 'public' && row.visibility !== 'unlisted') return null;
+    const replies = await this.options.sequelize.query<{ id: string; uri: string }>(
+      `SELECT s.id::text AS id, s.uri FROM statuses s
+        WHERE s.in_reply_to_id = $1 AND s.deleted_at IS NULL AND s.uri IS NOT NULL
+          AND s.visibility IN ('public', 'unlisted') AND ($2::bigint IS NULL OR s.id > $2)
+        ORDER BY s.id LIMIT $3`,
+      { bind: [row.id, minId, limit + 1], type: QueryTypes.SELECT },
+    );
+    const page = replies.slice(0, limit);
+    return {
+      uri: row.uri,
+      items: page.map((reply) => reply.uri),
+      nextMinId: replies.length > limit ? (page.at(-1)?.id ?? null) : null,
+    };
+  }
+
   /** The author's pinned public and unlisted statuses as Notes, newest pin first. */
   async featured(author: Actor): Promise<Record<string, unknown>[]> {
     const rows = await this.options.sequelize.query<{ id: string }>(
