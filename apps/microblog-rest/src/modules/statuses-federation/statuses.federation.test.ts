@@ -459,6 +459,17 @@ describe('statuses over ActivityPub (microblog)', () => {
     const thread = await masto.v1.statuses.$select(stored!.id).context.fetch();
     expect(thread.ancestors.map((status) => status.uri)).to.deep.equal([question.id]);
 
+    // A boost by someone nobody here follows, of a status nobody here has, is not fetched.
+    const elsewhere = mastodonNote(dave, { id: 5007, content: '<p>unrelated</p>' });
+    two.serveObject('/users/dave/statuses/5007', elsewhere);
+    await one.send(eve, inbox(), mastodonAnnounce(eve, 5008, String(elsewhere.id), dave.uri));
+    await settle();
+    const [unfetched] = await t.ctx.sequelize.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM statuses WHERE uri IN ($1, $2)',
+      { bind: [elsewhere.id, `${eve.uri}/statuses/5008/activity`], type: QueryTypes.SELECT },
+    );
+    expect(unfetched!.n).to.equal(0);
+
     // A fetched document that claims another origin's author is not stored.
     const forged = mastodonNote(dave, { id: 5003, content: '<p>forged</p>', attributedTo: bob.uri });
     two.serveObject('/users/dave/statuses/5003', forged);

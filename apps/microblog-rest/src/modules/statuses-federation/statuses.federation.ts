@@ -478,6 +478,15 @@ export class StatusFederation {
     return row?.yes === true;
   }
 
+  private async followedLocally(actorId: string): Promise<boolean> {
+    const [row] = await this.options.sequelize.query<{ yes: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM follows f JOIN actors a ON a.id = f.actor_id AND a.domain IS NULL
+                       WHERE f.target_actor_id = $1 AND f.accepted_at IS NOT NULL) AS yes`,
+      { bind: [actorId], type: QueryTypes.SELECT },
+    );
+    return row?.yes === true;
+  }
+
   /** Stores a remote status; returns its id, or null when it was already known. */
   async storeRemote(author: Actor, values: RemoteNoteValues): Promise<string | null> {
     const { sequelize } = this.options;
@@ -624,8 +633,11 @@ export class StatusFederation {
     const announceUri = typeof activity.id === 'string' ? activity.id : null;
     if (signer.local || !objectUri || !announceUri) return;
     const { sequelize } = this.options;
+    const known = await this.rowByUri(objectUri);
+    // Kept when it concerns this server: a local status, or a booster some local account follows.
+    if (!known?.local && !(await this.followedLocally(signer.id))) return;
     // A status not known yet is fetched from its origin (guarded), as Mastodon does.
-    if (!(await this.rowByUri(objectUri))) await this.fetchStatus(objectUri);
+    if (!known) await this.fetchStatus(objectUri);
     const statusId = await sequelize.transaction(async (transaction) => {
       const original = await this.rowByUri(objectUri, transaction);
       if (!original || original.deletedAt || original.reblogOfId !== null) return null;
@@ -674,7 +686,7 @@ export class StatusFederation {
     const { sequelize } = this.options;
     const [status] = await sequelize.query<StatusRow>(
       `SELECT ${STATUS_COLUMNS} FROM statuses s
-        WHERE s.uri = $1 AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+        WHERE s.uri = $1 AND s.local AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
           AND (s.visibility IN ('public', 'unlisted') OR s.account_id = $2
                OR (s.visibility = 'private' AND EXISTS (SELECT 1 FROM follows f WHERE f.actor_id = $2
                      AND f.target_actor_id = s.account_id AND f.accepted_at IS NOT NULL))
