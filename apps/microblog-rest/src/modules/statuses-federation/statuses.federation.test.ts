@@ -534,6 +534,10 @@ describe('statuses over ActivityPub (microblog)', () => {
     expect(note.type).to.match(/^application\/activity\+json/);
     expect(note.body).to.include({ id: await uriOf(status.id), type: 'Note', attributedTo: aliceUri });
     expect((await get(await uriOf(secret.id))).status).to.equal(404);
+    // The page's URL sends ActivityPub clients to the id, which now answers.
+    const fromPage = await fetch(`${t.url}/@alice/${status.id}`, { headers: { accept: AP } });
+    expect(fromPage.url).to.equal(await uriOf(status.id));
+    expect(((await fromPage.json()) as Json).type).to.equal('Note');
     // Authorized fetch: bob follows alice, so his signed GET reads her followers-only status; eve's does not.
     const signedGet = async (who: FakeActor, url: string) => {
       const headers = signRequest(
