@@ -267,6 +267,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.remoteMedia.jobs.registerWorker();
       await ctx.statuses.registerWorker();
       await ctx.polls.registerWorker();
+      await ctx.statusFederation.registerWorker();
       await ctx.scheduledStatuses.registerWorker();
       await ctx.lists.registerWorker();
       await ctx.notifications.registerWorker();

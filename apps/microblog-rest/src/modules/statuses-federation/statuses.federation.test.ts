@@ -9,6 +9,7 @@ import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { NOTIFY_UPDATE_JOB } from '../notifications/notification.service.js';
 import { FAN_OUT_JOB } from '../statuses/status.service.js';
+import { POLL_UPDATE_JOB } from './statuses.federation.js';
 import {
   mastodonAnnounce,
   mastodonCreate,
@@ -374,6 +375,23 @@ describe('statuses over ActivityPub (microblog)', () => {
     await settle();
     const counted = await masto.v1.statuses.$select(local.id).fetch();
     expect(counted.poll!.options.map((option) => option.votesCount)).to.deep.equal([0, 1]);
+    // The new counts wait in one delayed job per poll (votes in between join it), then go out as Update.
+    const [waiting] = await t.ctx.sequelize.query<{ n: number; later: boolean }>(
+      `SELECT count(*)::int AS n, bool_and(start_after > now() + interval '1 minute') AS later
+         FROM pgboss.job WHERE name = $1 AND data->>'statusId' = $2 AND state = 'created'`,
+      { bind: [POLL_UPDATE_JOB, local.id], type: QueryTypes.SELECT },
+    );
+    expect(waiting).to.deep.equal({ n: 1, later: true });
+    await t.ctx.sequelize.query(`UPDATE pgboss.job SET start_after = now() WHERE name = $1`, {
+      bind: [POLL_UPDATE_JOB],
+    });
+    await t.ctx.queue.drain([POLL_UPDATE_JOB]);
+    const update = (await oneOf(one, 'Update', await uriOf(local.id))).object as Json;
+    expect(update.oneOf).to.deep.equal([
+      { type: 'Note', name: 'cats', replies: { type: 'Collection', totalItems: 0 } },
+      { type: 'Note', name: 'dogs', replies: { type: 'Collection', totalItems: 1 } },
+    ]);
+    expect(update.votersCount).to.equal(1);
   });
 
   it('refuses a Note whose attributedTo is not the signer: nothing is stored', async () => {

@@ -37,6 +37,11 @@ import {
   type RemotePoll,
 } from './remote-notes.js';
 
+/** Sends a local poll's new counts as Update(Question), at most once per delay (votes in between wait). */
+export const POLL_UPDATE_JOB = 'microblog.statuses-federation.poll-update';
+/** How long a poll's counts wait before going out after a vote (Mastodon: 3 minutes). */
+const POLL_UPDATE_DELAY_SECONDS = 180;
+
 export interface StatusFederationOptions {
   sequelize: Sequelize;
   actors: ActorStore;
@@ -91,6 +96,13 @@ export class StatusFederation {
       unreblogged: (accountId, status, reblogIds) =>
         this.safely('unreblog', () => this.unreblogged(accountId, status, reblogIds ?? [])),
     };
+  }
+
+  /** The worker of poll updates (a no-op on role web); call before the queue starts. */
+  async registerWorker(): Promise<void> {
+    await this.options.queue.work<{ statusId: string }>(POLL_UPDATE_JOB, async (job) => {
+      await this.sendNote('Update', job.data.statusId);
+    });
   }
 
   /** A local poll ended: Update of its Question with `closed` and the final counts, as Mastodon sends. */
@@ -901,7 +913,21 @@ export class StatusFederation {
            JOIN statuses s ON s.id = p.status_id WHERE p.id = $1`,
         { bind: [vote.pollId], type: QueryTypes.SELECT },
       );
-      if (!poll || poll.local || !poll.uri) return;
+      if (!poll?.uri) return;
+      if (poll.local) {
+        // One waiting job per poll: the votes of the next minutes go out together.
+        const [status] = await this.options.sequelize.query<{ id: string }>(
+          'SELECT status_id::text AS id FROM polls WHERE id = $1',
+          { bind: [vote.pollId], type: QueryTypes.SELECT },
+        );
+        if (status)
+          await this.options.queue.send(
+            POLL_UPDATE_JOB,
+            { statusId: status.id },
+            { singletonKey: status.id, startAfterSeconds: POLL_UPDATE_DELAY_SECONDS },
+          );
+        return;
+      }
       const [voter, author] = await Promise.all([
         this.options.actors.findById(vote.accountId),
         this.options.actors.findById(poll.authorId),
