@@ -747,19 +747,7 @@ export class StatusFederation {
       if (!response.ok) return null;
       const document = response.json() as unknown;
       if (typeof document !== 'object' || document === null || Array.isArray(document)) return null;
-      const object = document as Record<string, unknown>;
-      const id = idOf(object);
-      if (!id || !sameOrigin(id, response.url)) return null;
-      if (!(STATUS_OBJECT_TYPES as readonly string[]).includes(typeOf(object) ?? '')) return null;
-      const authorUri = idOf(
-        Array.isArray(object.attributedTo) ? object.attributedTo[0] : object.attributedTo,
-      );
-      if (!authorUri || !sameOrigin(authorUri, id)) return null;
-      const author = await this.options.federation.remoteActors.resolve(authorUri);
-      if (author.local || author.suspended) return null;
-      const parsed = parseRemoteNote(object, author);
-      if (!parsed.ok) return null;
-      return (await this.storeRemote(author, parsed.value)) ?? (await this.rowByUri(id))?.id ?? null;
+      return await this.storeDocument(document as Record<string, unknown>, response.url);
     } catch (error) {
       if (error instanceof FetchError || error instanceof RemoteActorError) {
         this.logger.info({ err: error, uri }, 'could not fetch a remote status');
@@ -767,6 +755,27 @@ export class StatusFederation {
       }
       throw error;
     }
+  }
+
+  /**
+   * A status document fetched from `fetchedFrom` (search's `resolve=true` may hand its documents here):
+   * stored whole (mentions, tags, media, poll, thread) when it lives where its id says and its
+   * `attributedTo` is an actor of the same origin; its id when stored or known, else null.
+   * Errors: FetchError, RemoteActorError (the author could not be fetched).
+   */
+  async storeDocument(object: Record<string, unknown>, fetchedFrom: string): Promise<string | null> {
+    const id = idOf(object);
+    if (!id || !sameOrigin(id, fetchedFrom)) return null;
+    const known = await this.rowByUri(id);
+    if (known) return known.id;
+    if (!(STATUS_OBJECT_TYPES as readonly string[]).includes(typeOf(object) ?? '')) return null;
+    const authorUri = idOf(Array.isArray(object.attributedTo) ? object.attributedTo[0] : object.attributedTo);
+    if (!authorUri || !sameOrigin(authorUri, id)) return null;
+    const author = await this.options.federation.remoteActors.resolve(authorUri);
+    if (author.local || author.suspended) return null;
+    const parsed = parseRemoteNote(object, author);
+    if (!parsed.ok) return null;
+    return (await this.storeRemote(author, parsed.value)) ?? (await this.rowByUri(id))?.id ?? null;
   }
 
   private async links(statusId: string): Promise<StatusLinks> {
