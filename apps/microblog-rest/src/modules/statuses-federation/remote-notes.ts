@@ -98,8 +98,8 @@ export function parseRemoteNote(object: Record<string, unknown>, signer: Actor):
       uri,
       url: url && sameOrigin(url, signer.uri) ? url : null,
       content: sanitizeRemoteHtml(html),
-      // The content warning is plain text: tags stripped, entities kept as typed.
-      spoilerText: stripTags(summary),
+      // The content warning is plain text (Mastodon's spoiler_text): tags stripped, entities decoded.
+      spoilerText: plainText(summary),
       sensitive: object.sensitive === true || summary !== '',
       visibility: visibilityOf(object, signer),
       language: language && LANGUAGE_TAG.test(language) ? language.toLowerCase() : null,
@@ -148,7 +148,7 @@ export function visibilityOf(object: Record<string, unknown>, signer: Actor): Vi
 function pollOf(object: Record<string, unknown>): RemotePoll | null {
   const multiple = Array.isArray(object.anyOf);
   const choices = list(multiple ? object.anyOf : object.oneOf).slice(0, MAX_POLL_OPTIONS);
-  const options = choices.map((choice) => stripTags(text(choice.name) ?? '').slice(0, POLL_OPTION_MAX));
+  const options = choices.map((choice) => plainText(text(choice.name) ?? '').slice(0, POLL_OPTION_MAX));
   if (options.length < 2 || options.some((option) => option === '')) return null;
   const tallies = choices.map((choice) => {
     const total = (choice.replies as { totalItems?: unknown } | undefined)?.totalItems;
@@ -200,7 +200,7 @@ function attachmentOf(item: Record<string, unknown>): RemoteAttachment[] {
       type,
       remoteUrl,
       contentType: mediaType,
-      description: description ? stripTags(description).slice(0, 1500) : null,
+      description: description ? plainText(description).slice(0, 1500) : null,
       blurhash: blurhash && BLURHASH.test(blurhash) ? blurhash : null,
       meta,
     },
@@ -246,8 +246,23 @@ function list(value: unknown): Array<Record<string, unknown>> {
   return items.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null);
 }
 
-function stripTags(html: string): string {
-  return html.replace(/<[^>]*>/g, '');
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+
+/** HTML to the text it shows: tags dropped, character references decoded (once). */
+function plainText(html: string): string {
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,6});/gi, (whole, name: string) => {
+      if (name[0] === '#') {
+        const code =
+          name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+        return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) && code !== 0
+          ? String.fromCodePoint(code)
+          : whole;
+      }
+      return ENTITIES[name.toLowerCase()] ?? whole;
+    })
+    .trim();
 }
 
 function fail(reason: string): { ok: false; reason: string } {

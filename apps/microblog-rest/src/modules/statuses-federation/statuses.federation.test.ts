@@ -219,7 +219,7 @@ describe('statuses over ActivityPub (microblog)', () => {
         '" class="u-url mention">@<span>alice</span></a></span> <script>alert(1)</script><a href="javascript:alert(2)" onclick="x()">click</a></p>',
       mentions: [{ uri: aliceUri, acct: `alice@${new URL(t.url).host}` }],
       hashtags: ['Fediverse'],
-      summary: 'spoilers',
+      summary: 'spoilers &amp; <b>more</b>',
       inReplyTo: await uriOf(parent.id),
       attachment: [
         {
@@ -242,7 +242,7 @@ describe('statuses over ActivityPub (microblog)', () => {
     const stored = home.find((status) => status.uri === note.id);
     expect(stored, 'in the home timeline').to.not.equal(undefined);
     expect(stored!.account.acct).to.equal(`bob@${one.host}`);
-    expect(stored!.spoilerText).to.equal('spoilers');
+    expect(stored!.spoilerText).to.equal('spoilers & more');
     expect(stored!.sensitive).to.equal(true);
     expect(stored!.inReplyToId).to.equal(parent.id);
     expect(stored!.content)
