@@ -191,7 +191,12 @@ describe('statuses over ActivityPub (microblog)', () => {
     const object = update.object as Json;
     expect(object.content).to.contain('second words');
     expect(object.updated).to.be.a('string');
+    // dave (another instance, not a follower) boosted it: his instance hears of the deletion too.
+    await two.send(dave, inbox(), mastodonAnnounce(dave, 9001, uri, aliceUri));
+    await settle();
+    expect((await masto.v1.statuses.$select(status.id).fetch()).reblogsCount).to.equal(1);
     await masto.v1.statuses.$select(status.id).remove();
+    expect((await oneOf(two, 'Delete', uri)).actor).to.equal(aliceUri);
     const deleted = await oneOf(one, 'Delete', uri);
     expect(deleted.object).to.deep.include({ id: uri, type: 'Tombstone' });
     expect(deleted.actor).to.equal(aliceUri);

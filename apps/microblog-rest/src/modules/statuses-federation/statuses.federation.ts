@@ -90,7 +90,8 @@ export class StatusFederation {
     return {
       distributed: (statusId) => this.safely('status distributed', () => this.distributed(statusId)),
       edited: (statusId) => this.safely('status edited', () => this.sendNote('Update', statusId)),
-      removed: (statusId) => this.safely('status removed', () => this.removed(statusId)),
+      removed: (statusId, _accountId, rebloggerIds) =>
+        this.safely('status removed', () => this.removed(statusId, rebloggerIds ?? [])),
       favourited: (accountId, status, on) =>
         this.safely('favourite', () => this.favourited(accountId, status, on)),
       unreblogged: (accountId, status, reblogIds) =>
@@ -146,8 +147,8 @@ export class StatusFederation {
     });
   }
 
-  /** A deleted local status: Delete with a Tombstone, to whoever heard of it. */
-  private async removed(statusId: string): Promise<void> {
+  /** A deleted local status: Delete with a Tombstone, to whoever heard of it (rebloggers too). */
+  private async removed(statusId: string, rebloggerIds: readonly string[]): Promise<void> {
     const view = (await this.options.statuses.views([statusId], null)).get(statusId);
     // A reblog's row goes with it: its Undo(Announce) is sent by `unreblogged`.
     if (!view?.row.local || view.row.reblogOfId !== null || !view.row.uri || !view.row.deletedAt) return;
@@ -161,7 +162,11 @@ export class StatusFederation {
     );
     await this.options.federation.delivery.deliver(deleteNote(view.row.uri, author, addressed), {
       senderActorId: author.id,
-      recipients: [...mentionIds, ...(view.row.inReplyToAccountId ? [view.row.inReplyToAccountId] : [])],
+      recipients: [
+        ...mentionIds,
+        ...(view.row.inReplyToAccountId ? [view.row.inReplyToAccountId] : []),
+        ...rebloggerIds,
+      ],
       ...(view.row.visibility === 'direct' ? {} : { followersOf: author.id }),
     });
   }
