@@ -26,9 +26,10 @@ import { PushService } from './modules/push/push.service.js';
 import { resolveVapidKeys } from './modules/push/vapid-keys.js';
 import { ScheduledStatusService } from './modules/scheduled-statuses/scheduled-status.service.js';
 import { StatusService } from './modules/statuses/status.service.js';
+import { publicObjectResolver } from './modules/search/public-objects.js';
 import { SearchService } from './modules/search/search.service.js';
-import { remoteStatusResolver } from './modules/search/remote-status.js';
 import { TagService } from './modules/tags/tag.service.js';
+import { StatusFederation } from './modules/statuses-federation/statuses.federation.js';
 import { FilterService, NotificationService } from './modules/notifications/index.js';
 import { StreamingService } from './modules/streaming/streaming.service.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
@@ -81,6 +82,8 @@ export interface AppContextParts {
   statuses: StatusService;
   /** Preview cards of statuses' first links, fetched by a job through the guarded fetch. */
   previewCards: PreviewCardService;
+  /** Statuses over ActivityPub: outbound activities, the inbox handlers, the documents served. */
+  statusFederation: StatusFederation;
   /** Polls on statuses: votes, and the job that closes them at their end. */
   polls: PollService;
   /** Statuses kept for later and published by a job at their time. */
@@ -333,8 +336,6 @@ export const AppContext = {
           logger,
           publicUrl: config.http.publicUrl,
         });
-      // resolve=true of a status URL stores the remote status (modules/search/remote-status.ts).
-      search.addObjectResolver(remoteStatusResolver({ sequelize, federation, logger }));
       // Streaming hears statuses, notifications and filters once their changes are committed.
       const streaming =
         overrides.streaming ??
@@ -374,6 +375,33 @@ export const AppContext = {
         });
       notifications.addCreatedListener((rows, transaction) => push.notificationsCreated(rows, transaction));
       infrastructure.onClose(async () => streaming.close());
+      // Statuses federate once committed; remote ones stored from the inbox are told to the same
+      // notifications and streaming listeners.
+      const statusFederation =
+        overrides.statusFederation ??
+        new StatusFederation({
+          sequelize,
+          actors,
+          federation,
+          statuses,
+          polls,
+          queue: infrastructure.queue,
+          logger,
+          publicUrl: config.http.publicUrl,
+          mediaUrl: (key: string) => media.urlOf(key),
+          listeners: [notifications.statusListener(), streaming.statusListener()],
+        });
+      statusFederation.registerInboxHandlers();
+      statuses.addListener(statusFederation.statusListener());
+      polls.addCloseListener(({ statusId }) => statusFederation.pollClosed(statusId));
+      polls.addVoteListener((vote) => statusFederation.voted(vote));
+      // resolve=true of a public status URL stores the whole remote status, as the inbox would (search
+      // checked that the document came from its own origin).
+      search.addObjectResolver(
+        publicObjectResolver((document, fetchedFrom) =>
+          statusFederation.storeDocument(document, fetchedFrom),
+        ),
+      );
       const jobs =
         overrides.jobs ??
         new PeriodicJobs({
@@ -410,6 +438,7 @@ export const AppContext = {
         remoteMedia,
         statuses,
         previewCards,
+        statusFederation,
         polls,
         scheduledStatuses,
         lists,

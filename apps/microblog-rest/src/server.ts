@@ -63,6 +63,7 @@ import { bearerGuards } from './modules/oauth/bearer.js';
 import { authorizeRouter } from './oauth/authorize.js';
 import { oauthTokensRouter } from './oauth/tokens.js';
 import { profilePagesRouter } from './web/profile-pages.js';
+import { statusesFederationRouter } from './modules/statuses-federation/statuses-federation.routes.js';
 import { nodeInfoRouter } from './well-known/nodeinfo.js';
 import { oauthMetadataRouter } from './well-known/oauth-authorization-server.js';
 
@@ -89,6 +90,14 @@ export function createApp(ctx: AppContext): express.Express {
   // WebFinger, host-meta, actor documents (`/users/:name`, `/actor`) and the inboxes; before the
   // body parsers: an inbox verifies the Digest over the raw bytes.
   app.use(ctx.federation.routes({ actorPath: '/users/:name', instanceActorPath: '/actor' }));
+  // Status ids and the actor collections (outbox, followers, following, featured)
+  app.use(
+    statusesFederationRouter({
+      statusFederation: ctx.statusFederation,
+      actors: ctx.actors,
+      publicUrl: ctx.config.http.publicUrl,
+    }),
+  );
   app.use(bodyParsers(ctx.config.http.bodyLimitBytes));
   app.use(refuseUnstorableBody());
   // The early API's PubSubHubbub hub (form-encoded subscription requests).
@@ -274,6 +283,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.statuses.registerWorker();
       await ctx.previewCards.registerWorker();
       await ctx.polls.registerWorker();
+      await ctx.statusFederation.registerWorker();
       await ctx.scheduledStatuses.registerWorker();
       await ctx.lists.registerWorker();
       await ctx.notifications.registerWorker();

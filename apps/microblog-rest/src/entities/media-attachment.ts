@@ -37,9 +37,9 @@ export function serializeMediaAttachment(
   return {
     id: media.id,
     type: media.type,
-    url: done && keys.original ? urlOf(keys.original) : null,
-    preview_url: preview ? urlOf(preview) : null,
-    remote_url: null,
+    url: done && keys.original ? urlOf(keys.original) : (media.remoteUrl ?? null),
+    preview_url: preview ? urlOf(preview) : (media.remoteUrl ?? null),
+    remote_url: media.remoteUrl ?? null,
     meta: metaJson(media.meta),
     description: media.description,
     blurhash: media.blurhash,

@@ -20,6 +20,7 @@ import { accountConversations } from './20261127123400-account-conversations.js'
 import { announcements } from './20261127124000-announcements.js';
 import { accountStatusesIndexes } from './20261127140000-account-statuses-indexes.js';
 import { searchAndFollowedTags } from './20261127146000-search-and-followed-tags.js';
+import { remoteMediaAttachments } from './20261127147000-remote-media-attachments.js';
 import { previewCardsAndWebPush } from './20261127148000-preview-cards-and-web-push.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
@@ -54,6 +55,7 @@ export function migrationSets(): MigrationSet[] {
         announcements,
         accountStatusesIndexes,
         searchAndFollowedTags,
+        remoteMediaAttachments,
         previewCardsAndWebPush,
       ],
     },

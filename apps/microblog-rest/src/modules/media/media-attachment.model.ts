@@ -30,6 +30,8 @@ export interface MediaAttachmentRow {
   meta: MediaMeta;
   description: string | null;
   blurhash: string | null;
+  /** A remote status's attachment: the peer's URL (no files of ours). */
+  remoteUrl?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -61,6 +63,7 @@ export function defineMediaAttachmentModel(sequelize: Sequelize): MediaAttachmen
       meta: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
       description: { type: DataTypes.TEXT, allowNull: true },
       blurhash: { type: DataTypes.TEXT, allowNull: true },
+      remoteUrl: { type: DataTypes.TEXT, allowNull: true },
       createdAt: { type: DataTypes.DATE, allowNull: false },
       updatedAt: { type: DataTypes.DATE, allowNull: false },
     },

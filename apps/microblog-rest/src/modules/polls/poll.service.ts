@@ -40,6 +40,12 @@ export interface PollClosed {
 }
 
 export type PollCloseListener = (event: PollClosed) => Promise<void>;
+/** Told of a vote once committed (federation sends a vote on a remote poll to its author). */
+export type PollVoteListener = (vote: {
+  pollId: string;
+  accountId: string;
+  choices: number[];
+}) => Promise<void>;
 
 // The reference's messages (config/locales/en.yml `polls.errors`), as Rails prefixes them.
 export const POLL_MESSAGES = {
@@ -63,6 +69,7 @@ export const POLL_MESSAGES = {
  */
 export class PollService {
   private readonly closeListeners: PollCloseListener[] = [];
+  private readonly voteListeners: PollVoteListener[] = [];
 
   constructor(private readonly deps: PollServiceDeps) {}
 
@@ -222,7 +229,13 @@ export class PollService {
         { bind: [pollId, tallies, choices.length, previous.length === 0 ? 1 : 0], transaction },
       );
     });
+    for (const listener of this.voteListeners) await listener({ pollId, accountId: account.id, choices });
     return this.get(pollId, account.id);
+  }
+
+  /** Hears of every vote, after its transaction committed. */
+  addVoteListener(listener: PollVoteListener): void {
+    this.voteListeners.push(listener);
   }
 
   /**

@@ -84,9 +84,13 @@ export interface StatusListener {
   distributed?(statusId: string): Promise<void>;
   edited?(statusId: string): Promise<void>;
   favourited?(accountId: string, status: StatusRow, on: boolean): Promise<void>;
-  unreblogged?(accountId: string, status: StatusRow): Promise<void>;
-  /** A status (its row stays, with `deleted_at`) or a reblog (its row goes) of `accountId` was deleted. */
-  removed?(statusId: string, accountId: string): Promise<void>;
+  /** `reblogIds`: the reblog rows that went (federation names them in Undo(Announce)). */
+  unreblogged?(accountId: string, status: StatusRow, reblogIds?: string[]): Promise<void>;
+  /**
+   * A status (its row stays, with `deleted_at`) or a reblog (its row goes) of `accountId` was deleted;
+   * `rebloggerIds`: for a status, the accounts whose reblogs went with it (federation tells them).
+   */
+  removed?(statusId: string, accountId: string, rebloggerIds?: string[]): Promise<void>;
 }
 
 /** One version of a status (GET /history): the first and every edit. */
@@ -279,7 +283,11 @@ export class StatusService {
       },
     );
     for (const listener of this.listeners) {
-      await listener.removed?.(row.id, author.id);
+      await listener.removed?.(
+        row.id,
+        author.id,
+        reblogs.map((reblog) => reblog.accountId),
+      );
       for (const reblog of reblogs) await listener.removed?.(reblog.id, reblog.accountId);
     }
     return view;
@@ -483,7 +491,11 @@ export class StatusService {
       { bind: [account.id, target.id], type: QueryTypes.SELECT },
     );
     for (const listener of this.listeners) {
-      await listener.unreblogged?.(account.id, target);
+      await listener.unreblogged?.(
+        account.id,
+        target,
+        gone.map((reblog) => reblog.id),
+      );
       for (const reblog of gone) await listener.removed?.(reblog.id, account.id);
     }
     return target.id;
