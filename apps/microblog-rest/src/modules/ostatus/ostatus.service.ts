@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { BadInput, Forbidden, NotFound, Unauthenticated, type JobQueue, type Logger } from '@agora/core';
 import {
   acctOf,
@@ -7,6 +8,7 @@ import {
   type ActorStore,
   type Federation,
   type PushHub,
+  REL_MAGIC_PUBLIC_KEY,
 } from '@agora/federation';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { StatusFederation } from '../statuses-federation/statuses.federation.js';
@@ -27,9 +29,11 @@ import {
 import {
   childOf,
   childrenOf,
+  keyFromMagicPublicKey,
   parseMagicEnvelope,
   parseXml,
   verifyMagicEnvelope,
+  type MagicEnvelope,
   type XmlElement,
 } from './magic-envelope.js';
 
@@ -238,10 +242,8 @@ export class OStatusService {
     const host = new URL(authorUri).hostname.toLowerCase();
     if (await this.options.federation.domainBlocks.isSuspended(host))
       throw new Unauthenticated(INVALID_SIGNATURE);
-    const author = await this.authorFor(authorUri);
-    if (!author || author.local || author.suspended || !author.publicKeyPem)
-      throw new Unauthenticated(INVALID_SIGNATURE);
-    if (!verifyMagicEnvelope(envelope, author.publicKeyPem)) throw new Unauthenticated(INVALID_SIGNATURE);
+    const author = await this.verifiedAuthor(authorUri, envelope);
+    if (!author) throw new Unauthenticated(INVALID_SIGNATURE);
 
     const verb = text(entry, NS.activity, 'verb') ?? VERBS.post;
     switch (normalVerb(verb)) {
@@ -257,14 +259,48 @@ export class OStatusService {
     }
   }
 
-  /** The entry's author: a known actor, else its document fetched through the guarded client. */
-  private async authorFor(uri: string): Promise<Actor | null> {
+  /**
+   * The entry's author when the envelope verifies with its key: a known actor's key first; when that
+   * fails (or the actor is new), its document fetched again through the guarded client (a rotated
+   * key), then the `magic-public-key` its server publishes in WebFinger. Null: no key verifies.
+   */
+  private async verifiedAuthor(uri: string, envelope: MagicEnvelope): Promise<Actor | null> {
+    const usable = (actor: Actor | null): actor is Actor => !!actor && !actor.local && !actor.suspended;
     const known = await this.options.actors.findByUri(uri);
-    if (known?.publicKeyPem) return known;
+    if (usable(known) && known.publicKeyPem && verifyMagicEnvelope(envelope, known.publicKeyPem))
+      return known;
+    if (known?.local || known?.suspended) return null;
+    let author: Actor | null = null;
     try {
-      return await this.options.federation.remoteActors.resolve(uri);
+      author = await this.options.federation.remoteActors.resolve(uri, { refresh: known !== null });
     } catch (error) {
       this.logger.info({ uri, err: error }, 'could not fetch the author of a Salmon slap');
+      return null;
+    }
+    if (!usable(author)) return null;
+    if (author.publicKeyPem && verifyMagicEnvelope(envelope, author.publicKeyPem)) return author;
+    const magic = await this.webFingerKey(uri);
+    return magic && verifyMagicEnvelope(envelope, magic) ? author : null;
+  }
+
+  /** The `magic-public-key` the author's server publishes for `uri` (WebFinger, guarded client). */
+  private async webFingerKey(uri: string): Promise<KeyObject | null> {
+    const origin = new URL(uri).origin;
+    try {
+      const response = await this.options.federation.fetch.get(
+        `${origin}/.well-known/webfinger?resource=${encodeURIComponent(uri)}`,
+        {
+          headers: { accept: 'application/jrd+json, application/json' },
+          signed: false,
+          maxBodyBytes: 64 * 1024,
+        },
+      );
+      if (!response.ok) return null;
+      const jrd = response.json() as { links?: Array<{ rel?: unknown; href?: unknown }> } | null;
+      const link = jrd?.links?.find((l) => l?.rel === REL_MAGIC_PUBLIC_KEY && typeof l.href === 'string');
+      return link ? keyFromMagicPublicKey(String(link.href)) : null;
+    } catch (error) {
+      this.logger.info({ uri, err: error }, 'could not read the magic-public-key of a Salmon author');
       return null;
     }
   }

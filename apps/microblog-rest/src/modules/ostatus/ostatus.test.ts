@@ -375,4 +375,30 @@ describe('OStatus: Atom feed, PuSH and Salmon (microblog)', () => {
     [relationship] = await masto.v1.accounts.relationships.fetch({ id: [bobId] });
     expect(relationship!.followedBy).to.equal(false);
   });
+  it('fetches the author again when the known key does not verify (a rotated key), then accepts the slap', async () => {
+    const parent = await masto.v1.statuses.create({ status: 'new keys?', visibility: 'public' });
+    remote.rotateKey(bob);
+    const id = `${remote.origin}/users/bob/statuses/9100`;
+    const entry = remoteEntry(bob, {
+      id,
+      content: 'signed with my new key',
+      inReplyTo: statusUri(parent.id),
+    });
+    expect((await slap(signMagicEnvelope(entry, bob.privateKey))).status).to.equal(201);
+    expect(await statusCountByUri(id)).to.equal(1);
+  });
+
+  it('refuses a Salmon follow from an account the target blocks (403) and records no follow', async () => {
+    const bobId = (await t.ctx.actors.findByUri(bob.uri))!.id;
+    await masto.v1.accounts.$select(bobId).block();
+    const follow = remoteEntry(bob, {
+      id: `${remote.origin}/users/bob/follows/2`,
+      verb: VERBS.follow,
+      object: `${t.url}/users/alice`,
+    });
+    const response = await slap(signMagicEnvelope(follow, bob.privateKey));
+    expect(response.status).to.equal(403);
+    const [relationship] = await masto.v1.accounts.relationships.fetch({ id: [bobId] });
+    expect(relationship!.followedBy).to.equal(false);
+  });
 });
