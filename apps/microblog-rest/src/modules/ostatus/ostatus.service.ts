@@ -248,7 +248,7 @@ export class OStatusService {
     const verb = text(entry, NS.activity, 'verb') ?? VERBS.post;
     switch (normalVerb(verb)) {
       case VERBS.post:
-        return this.receivePost(author, entry);
+        return this.receivePost(author, target, entry);
       case VERBS.follow:
         return this.receiveFollow(author, target, entry, true);
       case VERBS.unfollow:
@@ -305,9 +305,22 @@ export class OStatusService {
     }
   }
 
-  private async receivePost(author: Actor, entry: XmlElement): Promise<SalmonOutcome> {
+  private async receivePost(author: Actor, target: Actor, entry: XmlElement): Promise<SalmonOutcome> {
     const values = this.postValues(author, entry);
     const { statusFederation, queue } = this.options;
+    // A slap concerns the account it is sent to: it mentions it or replies to one of its statuses.
+    const [concerns] = await this.options.sequelize.query<{ yes: boolean }>(
+      `SELECT ($1::text = ANY($2::text[])
+               OR EXISTS (SELECT 1 FROM statuses s WHERE s.uri = $3 AND s.account_id = $4)) AS yes`,
+      { bind: [target.uri, values.mentionUris, values.inReplyToUri, target.id], type: QueryTypes.SELECT },
+    );
+    if (!concerns?.yes) {
+      this.logger.info(
+        { actor: author.uri, uri: values.uri },
+        'ignored a Salmon post that does not concern its target',
+      );
+      return 'ignored';
+    }
     // A reply to a status not known yet: its parent is fetched (one level, guarded) so the thread holds.
     if (values.inReplyToUri && !/^tag:/.test(values.inReplyToUri)) {
       const [parent] = await this.options.sequelize.query<{ id: string }>(

@@ -328,6 +328,15 @@ describe('OStatus: Atom feed, PuSH and Salmon (microblog)', () => {
     expect(stored!.content).to.contain('I think so').and.not.contain('<script');
     const notifications = await masto.v1.notifications.list({ types: ['mention'] });
     expect(notifications.map((n) => n.status?.uri)).to.include(id);
+
+    // A post sent to alice that neither mentions her nor replies to her is not stored.
+    const stranger = remoteEntry(bob, {
+      id: `${remote.origin}/users/bob/statuses/9002`,
+      content: 'hi all',
+    }).replace(/<link rel="mentioned"[^>]*users\/alice"\/>/, '');
+    expect(stranger).to.not.contain('users/alice');
+    expect((await slap(signMagicEnvelope(stranger, bob.privateKey))).status).to.equal(201);
+    expect(await statusCountByUri(`${remote.origin}/users/bob/statuses/9002`)).to.equal(0);
   });
 
   it('refuses a Salmon slap whose signature does not verify (401) and stores nothing', async () => {
