@@ -410,4 +410,20 @@ describe('OStatus: Atom feed, PuSH and Salmon (microblog)', () => {
     const [relationship] = await masto.v1.accounts.relationships.fetch({ id: [bobId] });
     expect(relationship!.followedBy).to.equal(false);
   });
+  it('keeps the feed well-formed and the text exact whatever users write (names, markup, entities, control characters)', async () => {
+    const name = 'Al & <i>ce</i> &amp; ]]> "q"';
+    await masto.v1.accounts.updateCredentials({ displayName: name });
+    const status = await masto.v1.statuses.create({
+      status: 'x &lt;script&gt; <b>y</b> ]]> \u0001z',
+      spoilerText: 'cw & <w>',
+      visibility: 'public',
+    });
+    const feed = await fetchFeed();
+    expect(text(feed, NS.atom, 'title')).to.equal(name);
+    const entry = entryById(feed, statusUri(status.id))!;
+    // The content travels as the status's HTML, its escapes kept: `&lt;script&gt;` stays text.
+    expect(childOf(entry, NS.atom, 'content')!.textContent).to.equal(status.content.replace('\u0001', ''));
+    expect(childOf(entry, NS.atom, 'content')!.textContent).to.contain('&amp;lt;script&amp;gt;');
+    expect(text(entry, NS.atom, 'summary')).to.equal('cw & <w>');
+  });
 });
