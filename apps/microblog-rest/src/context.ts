@@ -30,6 +30,7 @@ import { publicObjectResolver } from './modules/search/public-objects.js';
 import { SearchService } from './modules/search/search.service.js';
 import { TagService } from './modules/tags/tag.service.js';
 import { StatusFederation } from './modules/statuses-federation/statuses.federation.js';
+import { OStatusService } from './modules/ostatus/ostatus.service.js';
 import { FilterService, NotificationService } from './modules/notifications/index.js';
 import { StreamingService } from './modules/streaming/streaming.service.js';
 import { TimelineService } from './modules/timelines/timeline.service.js';
@@ -84,6 +85,8 @@ export interface AppContextParts {
   previewCards: PreviewCardService;
   /** Statuses over ActivityPub: outbound activities, the inbox handlers, the documents served. */
   statusFederation: StatusFederation;
+  /** OStatus (issue 16 §6): the account Atom feeds, PuSH of new public statuses, Salmon. */
+  ostatus: OStatusService;
   /** Polls on statuses: votes, and the job that closes them at their end. */
   polls: PollService;
   /** Statuses kept for later and published by a job at their time. */
@@ -394,6 +397,21 @@ export const AppContext = {
       statusFederation.registerInboxHandlers();
       statuses.addListener(statusFederation.statusListener());
       polls.addCloseListener(({ statusId }) => statusFederation.pollClosed(statusId));
+      // Each new public status goes to the PuSH subscribers of its author's Atom feed (issue 16 §6).
+      const ostatus =
+        overrides.ostatus ??
+        new OStatusService({
+          sequelize,
+          actors,
+          statuses,
+          statusFederation,
+          federation,
+          pushHub,
+          queue: infrastructure.queue,
+          logger,
+          publicUrl: config.http.publicUrl,
+        });
+      statuses.addListener(ostatus.statusListener());
       polls.addVoteListener((vote) => statusFederation.voted(vote));
       // resolve=true of a public status URL stores the whole remote status, as the inbox would (search
       // checked that the document came from its own origin).
@@ -439,6 +457,7 @@ export const AppContext = {
         statuses,
         previewCards,
         statusFederation,
+        ostatus,
         polls,
         scheduledStatuses,
         lists,

@@ -64,6 +64,7 @@ import { authorizeRouter } from './oauth/authorize.js';
 import { oauthTokensRouter } from './oauth/tokens.js';
 import { profilePagesRouter } from './web/profile-pages.js';
 import { statusesFederationRouter } from './modules/statuses-federation/statuses-federation.routes.js';
+import { ostatusRouter } from './modules/ostatus/ostatus.routes.js';
 import { nodeInfoRouter } from './well-known/nodeinfo.js';
 import { oauthMetadataRouter } from './well-known/oauth-authorization-server.js';
 
@@ -87,6 +88,9 @@ export function createApp(ctx: AppContext): express.Express {
   app.use('/api', apiRateLimit(ctx.rateLimiter, ctx.oauth));
   // Text PostgreSQL cannot store (U+0000, a lone surrogate) is a 422 here, never a 500 at the query.
   app.use(refuseUnstorableUrl());
+  // The Atom feeds (`/users/:name.atom`, before the actor documents' `/users/:name`) and Salmon
+  // (its own XML body parser).
+  app.use(ostatusRouter(ctx.ostatus));
   // WebFinger, host-meta, actor documents (`/users/:name`, `/actor`) and the inboxes; before the
   // body parsers: an inbox verifies the Digest over the raw bytes.
   app.use(ctx.federation.routes({ actorPath: '/users/:name', instanceActorPath: '/actor' }));

@@ -1,6 +1,14 @@
 import type { ServiceInfrastructure } from '@agora/db';
-import { Federation, PushHub, type ActorStore } from '@agora/federation';
+import {
+  Federation,
+  PushHub,
+  REL_MAGIC_PUBLIC_KEY,
+  REL_SALMON,
+  REL_UPDATES_FROM,
+  type ActorStore,
+} from '@agora/federation';
 import type { MicroblogConfig } from '../config/config.js';
+import { magicPublicKey } from '../modules/ostatus/magic-envelope.js';
 import { AGORA_VERSION } from '../version.js';
 
 /** Mastodon's instance actor: an Application named after the domain, at `/actor`. */
@@ -34,6 +42,21 @@ export function microblogFederation(
     documents: { flavour: 'microblog' },
     webfinger: {
       subscribeTemplate: `${publicUrl}/authorize_interaction?uri={uri}`,
+      // The early protocol's links (spec microblog/not-shown.md §4.1): the Atom feed, Salmon and the
+      // account's key as a magic-public-key (issue 16 §6).
+      extraLinks: async (actor) => {
+        if (!actor.local || actor.type !== 'Person') return [];
+        const publicKeyPem = actor.publicKeyPem ?? (await actors.ensureKeys(actor.id)).publicKeyPem;
+        return [
+          {
+            rel: REL_UPDATES_FROM,
+            type: 'application/atom+xml',
+            href: `${publicUrl}/users/${encodeURIComponent(actor.username)}.atom`,
+          },
+          { rel: REL_SALMON, href: `${publicUrl}/api/salmon/${actor.id}` },
+          { rel: REL_MAGIC_PUBLIC_KEY, href: magicPublicKey(publicKeyPem) },
+        ];
+      },
     },
   });
 }

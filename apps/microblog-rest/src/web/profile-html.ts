@@ -67,6 +67,8 @@ interface Meta {
   extra?: Array<[string, string]>;
   /** oEmbed discovery (a status page: `/api/oembed?url=`). */
   oembed?: string;
+  /** The account's Atom feed (a local profile page, as the early web pages linked it). */
+  atom?: string;
 }
 
 function document(meta: Meta, frame: PageFrame, body: string): string {
@@ -92,6 +94,9 @@ function document(meta: Meta, frame: PageFrame, body: string): string {
     `<link rel="alternate" type="application/activity+json" href="${escapeHtml(meta.activityPub)}">`,
     ...(meta.oembed
       ? [`<link rel="alternate" type="application/json+oembed" href="${escapeHtml(meta.oembed)}">`]
+      : []),
+    ...(meta.atom
+      ? [`<link rel="alternate" type="application/atom+xml" href="${escapeHtml(meta.atom)}">`]
       : []),
     `<style>${STYLE}</style>`,
     '</head>',
@@ -169,6 +174,7 @@ export function accountPage(
       type: 'profile',
       image: account.avatar,
       activityPub: account.uri,
+      ...(account.acct.includes('@') ? {} : { atom: `${account.uri}.atom` }),
       siteName: frame.instanceTitle,
       extra: [['profile:username', account.acct]],
     },
