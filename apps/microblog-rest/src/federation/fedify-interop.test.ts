@@ -15,6 +15,7 @@ import {
   Follow,
   Hashtag,
   Like,
+  lookupObject,
   Mention,
   Note,
   OrderedCollection,
@@ -59,6 +60,8 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
   let masto: mastodon.rest.Client;
   let bob: FakeActor;
   let aliceUri: string;
+  /** The id of bob's Follow of alice, which our Accept names. */
+  let bobsFollow: string;
 
   /**
    * Fedify's contexts as it ships them; our server's and the fake remote's documents over loopback;
@@ -147,9 +150,10 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
     aliceUri = `${t.url}/users/alice`;
     masto = createRestAPIClient({ url: t.url, accessToken: alice.token });
     bob = one.addActor('bob');
-    const { answer } = await one.follow(bob, aliceUri, `${aliceUri}/inbox`);
+    const { answer, activity } = await one.follow(bob, aliceUri, `${aliceUri}/inbox`);
     expect(answer.status).to.equal(202);
     await settle();
+    bobsFollow = activity.id;
   });
   after(async () => {
     await t?.stop();
@@ -352,6 +356,7 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       const like = await delivered('Like', note.id!.href);
       await masto.v1.statuses.$select(local!.id).unreblog();
       const undo = await delivered('Undo', String(announce.id));
+      const accept = await delivered('Accept', bobsFollow);
 
       const expectations: Array<[Json, typeof Activity, string]> = [
         [create, Create, uri],
@@ -361,6 +366,7 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
         [like, Like, note.id!.href],
         [undo, Undo, String(announce.id)],
         [follow, Follow, bob.uri],
+        [accept, Accept, bobsFollow],
       ];
       for (const [served, kind, objectId] of expectations) {
         await expandLosslessly(served);
@@ -526,6 +532,31 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       await settle();
       seen = await masto.v1.statuses.$select(status.id).fetch();
       expect([seen.reblogsCount, seen.favouritesCount]).to.deep.equal([0, 0]);
+    });
+  });
+  /**
+   * `fedify lookup URL` (of `@fedify/cli`) is `lookupObject` of Fedify's vocabulary run from a
+   * command line. The npm package `@fedify/cli` (1.5.0, the newest the registry serves) holds no CLI:
+   * its postinstall script (and its `fedify` launcher, on first run) downloads a Deno-compiled binary
+   * from the project's GitHub releases, which this machine and CI cannot reach. So the function the
+   * CLI runs is called here, on the same URLs a person would give it.
+   */
+  describe('what `fedify lookup` does (lookupObject)', () => {
+    it('finds our actor by its id, and a status by its id and by its page URL', async () => {
+      const options = { ...loaders(), crossOrigin: 'throw' as const };
+      const person = await lookupObject(aliceUri, options);
+      expect(person).to.be.instanceOf(Person);
+      expect((person as Person).preferredUsername?.toString()).to.equal('alice');
+      const status = await masto.v1.statuses.create({ status: 'look me up #Fedify' });
+      for (const url of [statusUri(status.id), `${t.url}/@alice/${status.id}`]) {
+        const found = await lookupObject(url, options);
+        expect(found, url).to.be.instanceOf(Note);
+        expect(found!.id?.href, url).to.equal(statusUri(status.id));
+        expect((found as Note).attributionId?.href, url).to.equal(aliceUri);
+        expect((found as Note).contents.map(String).join(), url).to.contain('look me up');
+      }
+      const privately = await masto.v1.statuses.create({ status: 'not for lookups', visibility: 'private' });
+      expect(await lookupObject(statusUri(privately.id), options)).to.equal(null);
     });
   });
 });
