@@ -8,7 +8,9 @@ import {
   Accept,
   Activity,
   Announce,
-  type Collection,
+  Application,
+  Collection,
+  CollectionPage,
   Create,
   Delete,
   Document,
@@ -25,6 +27,7 @@ import {
   Question,
   Tombstone,
   Undo,
+  Update,
   type Link,
   type Object as APObject,
 } from '@fedify/fedify/vocab';
@@ -245,7 +248,32 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       expect(replyNote.replyTargetId?.href).to.equal(statusUri(status.id));
     });
 
-    it('a Question: its choices with their counts, its end and its voters', async () => {
+    it('the instance actor, which signs our fetches: its key reads back', async () => {
+      const served = await get(`${t.url}/actor`);
+      await expandLosslessly(served);
+      const instance = await Application.fromJsonLd(served, loaders());
+      expect(instance.id?.href).to.equal(`${t.url}/actor`);
+      expect(instance.inboxId?.href).to.equal(served.inbox);
+      const key = await instance.getPublicKey(loaders());
+      expect((await exportSpki(key!.publicKey!)).trim()).to.equal(
+        String((served.publicKey as Json).publicKeyPem).trim(),
+      );
+    });
+
+    it('a status’s replies collection and its page', async () => {
+      const status = await masto.v1.statuses.create({ status: 'ask me' });
+      const reply = await masto.v1.statuses.create({ status: 'asked', inReplyToId: status.id });
+      const note = await Note.fromJsonLd(await get(statusUri(status.id)), loaders());
+      const served = await get(note.repliesId!.href);
+      await expandLosslessly(served);
+      const replies = await Collection.fromJsonLd(served, loaders());
+      const first = (await replies.getFirst(loaders())) as CollectionPage;
+      expect(first).to.be.instanceOf(CollectionPage);
+      expect(ids(first.itemIds)).to.deep.equal([statusUri(reply.id)]);
+      expect(first.partOfId?.href).to.equal(note.repliesId!.href);
+    });
+
+    it('a Question: its choices with their counts, its end and its voters; its close goes out as Update with `closed`', async () => {
       const status = await masto.v1.statuses.create({
         status: 'tea or coffee?',
         poll: { options: ['tea', 'coffee'], expiresIn: 3600 },
@@ -265,6 +293,19 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
         { name: 'tea', count: 0 },
         { name: 'coffee', count: 0 },
       ]);
+
+      await t.ctx.sequelize.query("UPDATE polls SET expires_at = now() - interval '1 second' WHERE id = $1", {
+        bind: [status.poll!.id],
+      });
+      expect(await t.ctx.polls.close(status.poll!.id)).to.not.equal(null);
+      const update = await delivered('Update', statusUri(status.id));
+      await expandLosslessly(update);
+      const closed = await (await Update.fromJsonLd(update, loaders())).getObject(loaders());
+      expect(closed).to.be.instanceOf(Question);
+      const when = (closed as Question).closed;
+      expect(typeof when === 'object' && when !== null ? when.epochMilliseconds : when).to.equal(
+        instant((update.object as Json).closed),
+      );
     });
 
     it('the outbox, its pages and their Create(Note) items keep every field', async () => {
@@ -489,6 +530,93 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       expect((await rest(t.url, `/api/v1/statuses/${shown!.id}`, { token: alice.token })).status).to.equal(
         404,
       );
+    });
+
+    it('Create(Question) shows as a poll, Update(Question) refreshes its counts, Update(Note) edits', async () => {
+      const id = new URL(`${carol.uri}/statuses/30`);
+      const endTime = Temporal.Instant.from(new Date(Date.now() + 3600_000).toISOString());
+      const question = (tallies: [number, number], voters: number) =>
+        new Question({
+          id,
+          attribution: new URL(carol.uri),
+          content: '<p>red or blue?</p>',
+          to: PUBLIC_COLLECTION,
+          ccs: [new URL(`${carol.uri}/followers`)],
+          published: now(),
+          endTime: endTime as unknown as NonNullable<Note['published']>,
+          voters,
+          exclusiveOptions: ['red', 'blue'].map(
+            (name, i) => new Note({ name, replies: new Collection({ totalItems: tallies[i] }) }),
+          ),
+        });
+      const create = await compact(
+        new Create({
+          id: new URL(`${id.href}/activity`),
+          actor: new URL(carol.uri),
+          to: PUBLIC_COLLECTION,
+          object: question([2, 1], 3),
+        }),
+      );
+      expect((await one.send(carol, `${t.url}/inbox`, create)).status).to.equal(202);
+      await settle();
+      const shown = (await masto.v1.timelines.home.list()).find((status) => status.uri === id.href);
+      expect(shown?.poll, 'the poll').to.not.equal(undefined);
+      expect(shown!.poll!.options.map((option) => [option.title, option.votesCount])).to.deep.equal([
+        ['red', 2],
+        ['blue', 1],
+      ]);
+      expect(shown!.poll!.votersCount).to.equal(3);
+      expect(Date.parse(shown!.poll!.expiresAt!)).to.equal(endTime.epochMilliseconds);
+      expect(shown!.poll!.multiple).to.equal(false);
+
+      const refresh = await compact(
+        new Update({
+          id: new URL(`${id.href}#updates/1`),
+          actor: new URL(carol.uri),
+          to: PUBLIC_COLLECTION,
+          object: question([2, 4], 6),
+        }),
+      );
+      expect((await one.send(carol, `${t.url}/inbox`, refresh)).status).to.equal(202);
+      await settle();
+      const refreshed = await masto.v1.statuses.$select(shown!.id).fetch();
+      expect(refreshed.poll!.options.map((option) => option.votesCount)).to.deep.equal([2, 4]);
+
+      const noteId = new URL(`${carol.uri}/statuses/31`);
+      const note = (content: string) =>
+        new Note({
+          id: noteId,
+          attribution: new URL(carol.uri),
+          content,
+          to: PUBLIC_COLLECTION,
+          published: now(),
+        });
+      const created = await compact(
+        new Create({
+          id: new URL(`${noteId.href}/activity`),
+          actor: new URL(carol.uri),
+          to: PUBLIC_COLLECTION,
+          object: note('<p>first</p>'),
+        }),
+      );
+      expect((await one.send(carol, `${t.url}/inbox`, created)).status).to.equal(202);
+      await settle();
+      const first = (await masto.v1.timelines.home.list()).find((status) => status.uri === noteId.href);
+      expect(first?.content).to.equal('<p>first</p>');
+      const edited = note('<p>second</p>');
+      const edit = await compact(
+        new Update({
+          id: new URL(`${noteId.href}#updates/1`),
+          actor: new URL(carol.uri),
+          to: PUBLIC_COLLECTION,
+          object: edited.clone({ updated: now() }),
+        }),
+      );
+      expect((await one.send(carol, `${t.url}/inbox`, edit)).status).to.equal(202);
+      await settle();
+      const after = await masto.v1.statuses.$select(first!.id).fetch();
+      expect(after.content).to.equal('<p>second</p>');
+      expect(after.editedAt).to.be.a('string');
     });
 
     it('Announce and Like of a local status count; their Undo takes them back', async () => {
