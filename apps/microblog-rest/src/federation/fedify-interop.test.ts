@@ -23,7 +23,9 @@ import {
   OrderedCollection,
   OrderedCollectionPage,
   Person,
+  PropertyValue,
   PUBLIC_COLLECTION,
+  Image,
   Question,
   Tombstone,
   Undo,
@@ -246,6 +248,40 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       const reply = await masto.v1.statuses.create({ status: 'and one more', inReplyToId: status.id });
       const replyNote = await Note.fromJsonLd(await get(statusUri(reply.id)), loaders());
       expect(replyNote.replyTargetId?.href).to.equal(statusUri(status.id));
+    });
+
+    it('the actor’s profile: name, bio, avatar, header and fields read back as served', async () => {
+      const png = (r: number) =>
+        sharp({ create: { width: 8, height: 8, channels: 3, background: { r, g: 0, b: 0 } } })
+          .png()
+          .toBuffer();
+      await masto.v1.accounts.updateCredentials({
+        displayName: 'Alice A.',
+        note: 'I like #fediverse',
+        avatar: new Blob([new Uint8Array(await png(10))], { type: 'image/png' }),
+        header: new Blob([new Uint8Array(await png(20))], { type: 'image/png' }),
+        fieldsAttributes: [{ name: 'Site', value: 'https://example.com/alice' }],
+        discoverable: true,
+      });
+      const served = await get(aliceUri);
+      await expandLosslessly(served);
+      const person = await Person.fromJsonLd(served, loaders());
+      expect(String(person.name)).to.equal('Alice A.');
+      expect(String(person.summary)).to.equal(served.summary);
+      expect(person.discoverable).to.equal(true);
+      const icon = (await person.getIcon(loaders())) as Image;
+      expect((icon.url as URL).href).to.equal((served.icon as Json).url);
+      expect(icon.mediaType).to.equal((served.icon as Json).mediaType);
+      const image = (await person.getImage(loaders())) as Image;
+      expect((image.url as URL).href).to.equal((served.image as Json).url);
+      const fields: Array<[string, string]> = [];
+      for await (const attachment of person.getAttachments(loaders())) {
+        if (attachment instanceof PropertyValue)
+          fields.push([String(attachment.name), String(attachment.value)]);
+      }
+      expect(fields).to.have.lengthOf(1);
+      expect(fields[0]![0]).to.equal('Site');
+      expect(fields[0]![1]).to.contain('https://example.com/alice');
     });
 
     it('the instance actor, which signs our fetches: its key reads back', async () => {
