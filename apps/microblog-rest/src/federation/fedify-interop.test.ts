@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import jsonld from 'jsonld';
 import { createRestAPIClient, type mastodon } from 'masto';
+import { generateKeyPairSync } from 'node:crypto';
 import sharp from 'sharp';
 import { Temporal } from '@js-temporal/polyfill';
-import { exportSpki, preloadedContexts } from '@fedify/fedify/runtime';
+import { exportSpki, importSpki, preloadedContexts } from '@fedify/fedify/runtime';
 import {
   Accept,
   Activity,
@@ -12,8 +13,10 @@ import {
   Collection,
   CollectionPage,
   Create,
+  CryptographicKey,
   Delete,
   Document,
+  Endpoints,
   Follow,
   Hashtag,
   Like,
@@ -25,7 +28,7 @@ import {
   Person,
   PropertyValue,
   PUBLIC_COLLECTION,
-  Image,
+  type Image,
   Question,
   Tombstone,
   Undo,
@@ -542,6 +545,9 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       const shown = (await masto.v1.timelines.home.list()).find((status) => status.uri === noteId.href);
       expect(shown, 'in the home timeline').to.not.equal(undefined);
       expect(shown!.account.acct).to.equal(`carol@${one.host}`);
+      // Fedify writes the public collection as the compact IRI `as:Public`, and a lone `cc` as a string.
+      expect(create.to).to.equal('as:Public');
+      expect(shown!.visibility).to.equal('public');
       expect(shown!.spoilerText).to.equal('careful');
       expect(shown!.sensitive).to.equal(true);
       expect(shown!.mentions.map((mention) => mention.acct)).to.deep.equal(['alice']);
@@ -566,6 +572,49 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       expect((await rest(t.url, `/api/v1/statuses/${shown!.id}`, { token: alice.token })).status).to.equal(
         404,
       );
+    });
+
+    it('an actor document Fedify writes: our server reads its key and inbox, and takes its Follow', async () => {
+      // frank is no actor of the fake remote: it serves the document Fedify wrote for him.
+      const uri = `${one.origin}/users/frank`;
+      const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }) as string;
+      const frank: FakeActor = {
+        username: 'frank',
+        uri,
+        keyId: `${uri}#main-key`,
+        inbox: `${uri}/inbox`,
+        publicKeyPem,
+        privateKey,
+        manuallyApprovesFollowers: false,
+        extra: {},
+      };
+      const person = new Person({
+        id: new URL(uri),
+        preferredUsername: 'frank',
+        name: 'Frank',
+        inbox: new URL(frank.inbox),
+        outbox: new URL(`${uri}/outbox`),
+        followers: new URL(`${uri}/followers`),
+        following: new URL(`${uri}/following`),
+        endpoints: new Endpoints({ sharedInbox: new URL(`${one.origin}/inbox`) }),
+        publicKey: new CryptographicKey({
+          id: new URL(frank.keyId),
+          owner: new URL(uri),
+          publicKey: await importSpki(publicKeyPem),
+        }),
+      });
+      one.serveObject('/users/frank', await compact(person));
+      const follow = await compact(
+        new Follow({ id: new URL(`${uri}#follows/1`), actor: new URL(uri), object: new URL(aliceUri) }),
+      );
+      expect((await one.send(frank, `${aliceUri}/inbox`, follow)).status).to.equal(202);
+      await settle();
+      const accept = await one.acceptOf(`${uri}#follows/1`);
+      expect(accept.verified, accept.reason).to.equal(true);
+      const stored = await t.ctx.actors.findByUri(uri);
+      expect(stored).to.include({ username: 'frank', displayName: 'Frank', inboxUrl: frank.inbox });
+      expect(stored?.sharedInboxUrl).to.equal(`${one.origin}/inbox`);
     });
 
     it('Create(Question) shows as a poll, Update(Question) refreshes its counts, Update(Note) edits', async () => {
@@ -602,6 +651,7 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
         ['blue', 1],
       ]);
       expect(shown!.poll!.votersCount).to.equal(3);
+      expect(shown!.visibility).to.equal('public');
       expect(Date.parse(shown!.poll!.expiresAt!)).to.equal(endTime.epochMilliseconds);
       expect(shown!.poll!.multiple).to.equal(false);
 
