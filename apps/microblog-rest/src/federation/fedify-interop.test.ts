@@ -668,6 +668,20 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       const refreshed = await masto.v1.statuses.$select(shown!.id).fetch();
       expect(refreshed.poll!.options.map((option) => option.votesCount)).to.deep.equal([2, 4]);
 
+      // alice votes: the vote we deliver (Create of a Note named after the choice) reads back in Fedify.
+      await masto.v1.polls.$select(refreshed.poll!.id).votes.create({ choices: [1] });
+      const isVote = (body: Json) => body.type === 'Create' && (body.object as Json).inReplyTo === id.href;
+      await settle();
+      await one.waitFor((received) => received.some((r) => isVote(r.body)));
+      const { body: voteBody, verified } = one.received.find((r) => isVote(r.body))!;
+      expect(verified).to.equal(true);
+      await expandLosslessly(voteBody);
+      const choice = (await (await Create.fromJsonLd(voteBody, loaders())).getObject(loaders())) as Note;
+      expect(String(choice.name)).to.equal('blue');
+      expect(choice.replyTargetId?.href).to.equal(id.href);
+      expect(choice.attributionId?.href).to.equal(aliceUri);
+      expect(ids(choice.toIds)).to.deep.equal([carol.uri]);
+
       const noteId = new URL(`${carol.uri}/statuses/31`);
       const note = (content: string) =>
         new Note({
