@@ -506,10 +506,12 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       const [rel] = await masto.v1.accounts.relationships.fetch({ id: [carolAccount.id] });
       expect(rel?.following).to.equal(true);
 
+      const parent = await masto.v1.statuses.create({ status: 'what is new, carol?' });
       const noteId = new URL(`${carol.uri}/statuses/10`);
       const note = new Note({
         id: noteId,
         attribution: new URL(carol.uri),
+        replyTarget: new URL(statusUri(parent.id)),
         content: `<p>Hi <a href="${aliceUri}" class="u-url mention">@alice</a> <a href="${one.origin}/tags/fedify" rel="tag">#Fedify</a></p>`,
         summary: 'careful',
         sensitive: true,
@@ -549,6 +551,7 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
       expect(create.to).to.equal('as:Public');
       expect(shown!.visibility).to.equal('public');
       expect(shown!.spoilerText).to.equal('careful');
+      expect(shown!.inReplyToId).to.equal(parent.id);
       expect(shown!.sensitive).to.equal(true);
       expect(shown!.mentions.map((mention) => mention.acct)).to.deep.equal(['alice']);
       expect(shown!.tags.map((tag) => tag.name.toLowerCase())).to.deep.equal(['fedify']);
