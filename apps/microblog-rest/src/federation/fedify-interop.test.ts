@@ -92,8 +92,8 @@ describe('read by Fedify (microblog, issue 16 §7)', () => {
     (await object.toJsonLd({ format: 'compact', contextLoader: documentLoader })) as Json;
 
   /**
-   * The JSON-LD expansion Fedify runs before reading a document, in jsonld.js's safe mode: it throws
-   * on any property or type the document's context does not define (which a reader silently drops).
+   * The JSON-LD expansion Fedify runs before reading a document, in jsonld.js's safe mode (which
+   * throws on dropped terms and relative IRIs), then a check that no term or type came out undefined.
    */
   const expandLosslessly = async (document: unknown): Promise<Json[]> => {
     const expanded = await jsonld.expand(
