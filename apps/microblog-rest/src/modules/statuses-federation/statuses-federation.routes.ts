@@ -1,6 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { isRowId } from '@agora/db';
 import { ACTIVITY_JSON_UTF8, wantsActivityPub, type Actor, type ActorStore } from '@agora/federation';
+import { STATUS_CONTEXT } from './note-objects.js';
 import type { StatusFederation } from './statuses.federation.js';
 
 /** Items per page of the actor collections (Mastodon: 20 statuses, 10–12 accounts; one size here). */
@@ -100,8 +101,10 @@ export function statusesFederationRouter(deps: {
       const maxId =
         typeof req.query.max_id === 'string' && isRowId(req.query.max_id) ? req.query.max_id : null;
       const { items, nextMaxId } = await statusFederation.outboxPage(actor, maxId, COLLECTION_PAGE_SIZE);
+      // Its items are inline Notes: their `sensitive`, `blurhash`, … need the status context, under
+      // which a JSON-LD reader (Fedify) would otherwise drop them (issue 16 §7).
       send(res, {
-        '@context': AS_CONTEXT,
+        '@context': STATUS_CONTEXT,
         id: maxId ? `${base}?max_id=${maxId}&page=true` : `${base}?page=true`,
         type: 'OrderedCollectionPage',
         partOf: base,
@@ -151,7 +154,7 @@ export function statusesFederationRouter(deps: {
       if (!actor) return notFound(res);
       const items = await statusFederation.featured(actor);
       send(res, {
-        '@context': AS_CONTEXT,
+        '@context': STATUS_CONTEXT,
         id: `${actor.uri}/collections/featured`,
         type: 'OrderedCollection',
         totalItems: items.length,
