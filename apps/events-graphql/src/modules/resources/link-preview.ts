@@ -1,7 +1,14 @@
 import { BadInput } from '@agora/core';
-import { FetchError, type GuardedFetch, type GuardedResponse } from '@agora/federation';
-import { Parser } from 'htmlparser2';
-import sanitizeHtml from 'sanitize-html';
+import {
+  absoluteUrl,
+  decodeBody,
+  FetchError,
+  plainText,
+  playerHtml,
+  readPageHead,
+  type GuardedFetch,
+  type GuardedResponse,
+} from '@agora/federation';
 
 /** What a link resource's page tells of itself (GraphQL `ResourceMetadata`); every text is plain text. */
 export interface LinkMetadata {
@@ -36,8 +43,6 @@ export interface LinkPreviewOptions {
 }
 
 const TEXT_LIMITS = { title: 200, description: 1000, name: 200, type: 50 } as const;
-const URL_LIMIT = 2048;
-const HTML_LIMIT = 4000;
 const DIMENSION_LIMIT = 10_000;
 const OEMBED_MAX_BYTES = 64 * 1024;
 const FAVICON_TIMEOUT_MS = 3000;
@@ -58,7 +63,7 @@ export class LinkPreviews {
   }
 
   async preview(address: string): Promise<LinkMetadata> {
-    const url = httpUrl(address);
+    const url = absoluteUrl(address);
     if (!url) throw unknownResource();
     const page = await this.get(url, {
       accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
@@ -69,7 +74,7 @@ export class LinkPreviews {
     if (!contentType.startsWith('text/html') && !contentType.startsWith('application/xhtml')) {
       return mediaMetadata(page, contentType);
     }
-    const found = readHead(decodeBody(page.body, contentType));
+    const found = readPageHead(decodeBody(page.body, contentType));
     const oembed = found.oembedUrl ? await this.oembed(absoluteUrl(found.oembedUrl, base)) : null;
     const meta = (...names: string[]) => names.map((name) => found.meta.get(name)).find(Boolean) ?? null;
     const metadata: LinkMetadata = {
@@ -149,54 +154,6 @@ function unknownResource(): BadInput {
   return new BadInput(PREVIEW_MESSAGES.unknown, { code: 'unknown_resource', malformed: true });
 }
 
-interface HeadData {
-  meta: Map<string, string>;
-  title: string | null;
-  oembedUrl: string | null;
-  iconUrl: string | null;
-}
-
-/**
- * One pass of a streaming HTML parser (htmlparser2) over the page: meta tags by `property`/`name`
- * (first one wins), the `<title>` text, the oEmbed discovery link and the first icon link.
- */
-export function readHead(html: string): HeadData {
-  const data: HeadData = { meta: new Map(), title: null, oembedUrl: null, iconUrl: null };
-  let inTitle = false;
-  let titleText = '';
-  const parser = new Parser(
-    {
-      onopentag(name, attributes) {
-        if (name === 'meta') {
-          const key = (attributes.property ?? attributes.name ?? '').trim().toLowerCase();
-          const content = attributes.content;
-          if (key && content !== undefined && !data.meta.has(key)) data.meta.set(key, content);
-        } else if (name === 'title' && data.title === null) {
-          inTitle = true;
-        } else if (name === 'link' && attributes.href) {
-          const rel = (attributes.rel ?? '').toLowerCase();
-          const type = (attributes.type ?? '').toLowerCase();
-          if (type === 'application/json+oembed' && !data.oembedUrl) data.oembedUrl = attributes.href;
-          if (rel.includes('icon') && !rel.includes('-icon-') && !data.iconUrl)
-            data.iconUrl = attributes.href;
-        }
-      },
-      ontext(text) {
-        if (inTitle && titleText.length < 4 * TEXT_LIMITS.title) titleText += text;
-      },
-      onclosetag(name) {
-        if (name === 'title' && inTitle) {
-          inTitle = false;
-          data.title = titleText;
-        }
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  parser.end(html);
-  return data;
-}
-
 interface OEmbed {
   type: string;
   title: string | null;
@@ -259,16 +216,6 @@ function mediaMetadata(page: GuardedResponse, contentType: string): LinkMetadata
   };
 }
 
-/** The page's text in the charset its Content-Type names (UTF-8 when it names none or an unknown one). */
-function decodeBody(body: Buffer, contentType: string): string {
-  const label = /charset=["']?([\w-]+)/.exec(contentType)?.[1] ?? 'utf-8';
-  try {
-    return new TextDecoder(label).decode(body);
-  } catch {
-    return new TextDecoder('utf-8').decode(body);
-  }
-}
-
 function safeDecode(value: string): string {
   try {
     return decodeURIComponent(value);
@@ -277,72 +224,8 @@ function safeDecode(value: string): string {
   }
 }
 
-/**
- * Plain text: markup is parsed and only its text kept (script and style contents dropped), control
- * characters removed, white space collapsed, then capped. Clients show it as text.
- */
-export function plainText(value: string | null | undefined, limit: number): string | null {
-  if (value === null || value === undefined) return null;
-  let text = '';
-  let skipped = 0;
-  const parser = new Parser(
-    {
-      onopentag(name) {
-        if (name === 'script' || name === 'style') skipped += 1;
-      },
-      onclosetag(name) {
-        if ((name === 'script' || name === 'style') && skipped > 0) skipped -= 1;
-      },
-      ontext(chunk) {
-        if (skipped === 0) text += chunk;
-      },
-    },
-    { decodeEntities: true },
-  );
-  parser.end(value);
-  const clean = text
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (clean === '') return null;
-  const chars = Array.from(clean);
-  return chars.length > limit ? `${chars.slice(0, limit - 1).join('')}…` : clean;
-}
-
-/** An absolute http(s) URL resolved against the page, or null (javascript:, data:, garbage, too long). */
-export function absoluteUrl(value: string | null | undefined, base: string): string | null {
-  if (!value) return null;
-  const url = httpUrl(value.trim(), base);
-  return url && url.length <= URL_LIMIT ? url : null;
-}
-
-function httpUrl(value: string, base?: string): string | null {
-  try {
-    const url = new URL(value, base);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    if (url.username || url.password) return null;
-    return url.href;
-  } catch {
-    return null;
-  }
-}
-
 function dimension(value: string | null | undefined): number | null {
   if (!value || !/^\s*\d{1,6}\s*$/.test(value)) return null;
   const number = Number(value);
   return number > 0 && number <= DIMENSION_LIMIT ? number : null;
-}
-
-/** An oEmbed video's player reduced to https iframes (the reference's oEmbed filter keeps iframes only). */
-function playerHtml(html: string | null): string | null {
-  if (!html) return null;
-  const clean = sanitizeHtml(html, {
-    allowedTags: ['iframe'],
-    allowedAttributes: { iframe: ['src', 'width', 'height', 'allowfullscreen', 'frameborder', 'title'] },
-    allowedSchemes: ['https'],
-    allowProtocolRelative: false,
-    allowedSchemesAppliedToAttributes: ['src'],
-  }).trim();
-  return clean === '' || clean.length > HTML_LIMIT || !/^<iframe[^>]* src="https:/.test(clean) ? null : clean;
 }

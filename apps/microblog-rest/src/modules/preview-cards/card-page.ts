@@ -1,5 +1,5 @@
+import { absoluteUrl, plainText, playerHtml, type PageHead } from '@agora/federation';
 import { Parser } from 'htmlparser2';
-import sanitizeHtml from 'sanitize-html';
 
 /**
  * What a linked page tells of itself, read the way Mastodon's LinkDetailsExtractor and oEmbed
@@ -25,56 +25,7 @@ export interface CardData {
 }
 
 export const TEXT_LIMITS = { title: 200, description: 1000, name: 200 } as const;
-const URL_LIMIT = 2048;
-const HTML_LIMIT = 4000;
 const DIMENSION_LIMIT = 10_000;
-
-export interface PageHead {
-  meta: Map<string, string>;
-  title: string | null;
-  oembedUrl: string | null;
-  canonical: string | null;
-  language: string | null;
-}
-
-/** One pass of htmlparser2 over a page: meta by `property`/`name` (first wins), `<title>`, oEmbed and canonical links. */
-export function readPageHead(html: string): PageHead {
-  const head: PageHead = { meta: new Map(), title: null, oembedUrl: null, canonical: null, language: null };
-  let inTitle = false;
-  let titleText = '';
-  const parser = new Parser(
-    {
-      onopentag(name, attributes) {
-        if (name === 'html' && attributes.lang && head.language === null) head.language = attributes.lang;
-        if (name === 'meta') {
-          const key = (attributes.property ?? attributes.name ?? '').trim().toLowerCase();
-          const content = attributes.content;
-          if (key && content !== undefined && !head.meta.has(key)) head.meta.set(key, content);
-        } else if (name === 'title' && head.title === null) {
-          inTitle = true;
-        } else if (name === 'link' && attributes.href) {
-          const rel = (attributes.rel ?? '').toLowerCase().split(/\s+/);
-          const type = (attributes.type ?? '').toLowerCase();
-          if (rel.includes('alternate') && type === 'application/json+oembed' && !head.oembedUrl)
-            head.oembedUrl = attributes.href;
-          if (rel.includes('canonical') && !head.canonical) head.canonical = attributes.href;
-        }
-      },
-      ontext(text) {
-        if (inTitle && titleText.length < 4 * TEXT_LIMITS.title) titleText += text;
-      },
-      onclosetag(name) {
-        if (name === 'title' && inTitle) {
-          inTitle = false;
-          head.title = titleText;
-        }
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  parser.end(html);
-  return head;
-}
 
 /** The oEmbed fields a card uses; `rich` documents give no html (Mastodon keeps iframes of video ones only). */
 export interface OEmbedData {
@@ -152,80 +103,10 @@ export function cardFromPage(pageUrl: string, head: PageHead, oembed: OEmbedData
   };
 }
 
-/** Plain text: only the text of any markup (script and style dropped), no controls, white space collapsed, capped. */
-export function plainText(value: string | null | undefined, limit: number): string | null {
-  if (value === null || value === undefined) return null;
-  let text = '';
-  let skipped = 0;
-  const parser = new Parser(
-    {
-      onopentag(name) {
-        if (name === 'script' || name === 'style') skipped += 1;
-      },
-      onclosetag(name) {
-        if ((name === 'script' || name === 'style') && skipped > 0) skipped -= 1;
-      },
-      ontext(chunk) {
-        if (skipped === 0) text += chunk;
-      },
-    },
-    { decodeEntities: true },
-  );
-  parser.end(value);
-  const clean = text
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ')
-    .replace(/[<>]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (clean === '') return null;
-  const chars = Array.from(clean);
-  return chars.length > limit ? `${chars.slice(0, limit - 1).join('')}…` : clean;
-}
-
-/** An absolute http(s) URL resolved against the page, or null (javascript:, data:, credentials, too long). */
-export function absoluteUrl(value: string | null | undefined, base?: string): string | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value.trim(), base);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    if (url.username || url.password) return null;
-    return url.href.length <= URL_LIMIT ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-
 function dimension(value: string | null | undefined): number {
   if (!value || !/^\s*\d{1,6}\s*$/.test(value)) return 0;
   const number = Number(value);
   return number > 0 && number <= DIMENSION_LIMIT ? number : 0;
-}
-
-/** An oEmbed player reduced to one https iframe, as Mastodon's sanitizer keeps it; anything else is dropped. */
-export function playerHtml(html: string | null): string | null {
-  if (!html) return null;
-  const clean = sanitizeHtml(html, {
-    allowedTags: ['iframe'],
-    allowedAttributes: { iframe: ['src', 'width', 'height', 'allowfullscreen', 'frameborder', 'title'] },
-    allowedSchemes: ['https'],
-    allowProtocolRelative: false,
-    allowedSchemesAppliedToAttributes: ['src'],
-    exclusiveFilter: (frame) => frame.tag === 'iframe' && !/^https:\/\//.test(frame.attribs.src ?? ''),
-  }).trim();
-  if (clean === '' || clean.length > HTML_LIMIT) return null;
-  if (!/^<iframe [^>]*src="https:[^"]*"[^>]*><\/iframe>$/.test(clean)) return null;
-  return clean;
-}
-
-/** The text of a page in the charset its Content-Type names (UTF-8 when none or unknown). */
-export function decodeBody(body: Buffer, contentType: string): string {
-  const label = /charset=["']?([\w-]+)/.exec(contentType)?.[1] ?? 'utf-8';
-  try {
-    return new TextDecoder(label).decode(body);
-  } catch {
-    return new TextDecoder('utf-8').decode(body);
-  }
 }
 
 /**

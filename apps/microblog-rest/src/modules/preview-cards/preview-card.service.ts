@@ -1,18 +1,16 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { JobQueue, Logger } from '@agora/core';
-import { FetchError, type GuardedFetch, type GuardedResponse } from '@agora/federation';
-import type { RemoteMediaFile, RemoteMediaKind } from '@agora/media';
-import type { StatusListener } from '../statuses/status.service.js';
 import {
   absoluteUrl,
-  cardFromPage,
   decodeBody,
-  firstLink,
-  readOEmbed,
+  FetchError,
   readPageHead,
-  type CardData,
-  type OEmbedData,
-} from './card-page.js';
+  type GuardedFetch,
+  type GuardedResponse,
+} from '@agora/federation';
+import type { RemoteMediaFile, RemoteMediaKind } from '@agora/media';
+import type { StatusListener } from '../statuses/status.service.js';
+import { cardFromPage, firstLink, readOEmbed, type CardData, type OEmbedData } from './card-page.js';
 
 /** The job that reads a status's first link and links its card (after the status is posted or edited). */
 export const FETCH_PREVIEW_CARD_JOB = 'microblog.preview-card';

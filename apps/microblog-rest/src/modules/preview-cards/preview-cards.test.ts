@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createRestAPIClient } from 'masto';
 import sharp from 'sharp';
+import { readPageHead } from '@agora/federation';
 import { CACHE_REMOTE_MEDIA_JOB } from '@agora/media';
 import { registerApp, signedInAccount, type SeededAccount } from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { FAN_OUT_JOB } from '../statuses/status.service.js';
-import { readPageHead } from './card-page.js';
 import { FETCH_PREVIEW_CARD_JOB, PreviewCardService } from './preview-card.service.js';
 
 // Preview cards (issue 16 §3; not-shown.md §2.3 PreviewCard): the first link of a status is read in

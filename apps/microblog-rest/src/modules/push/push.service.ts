@@ -1,11 +1,10 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import webpush from 'web-push';
 import { NotFound, type JobQueue, type Logger } from '@agora/core';
-import { FetchError, type ActorStore, type GuardedFetch } from '@agora/federation';
+import { FetchError, plainText, type ActorStore, type GuardedFetch } from '@agora/federation';
 import { serializeAccount } from '../../entities/account.js';
 import type { RemoteAccountImages } from '../accounts/account.service.js';
 import type { TokenCipher } from '../oauth/token-crypto.js';
-import { plainText } from '../preview-cards/card-page.js';
 import { loadAccounts } from '../statuses/views/accounts.view.js';
 import { PUSH_ALERTS, type PushAlert, type PushAlerts, type PushPolicy } from './push-params.js';
 import type { VapidKeys } from './vapid-keys.js';
