@@ -8,13 +8,14 @@ import { pathParam, validated } from '../../http/request-schema.js';
 import {
   listNotificationsQuery,
   NOTIFICATION_PAGE,
-  unreadCountQuery,
   v1PolicyParams,
 } from '../../modules/notifications/notification-params.js';
 import { RECORD_NOT_FOUND } from '../../modules/notifications/notification.service.js';
 import {
   callerId,
   notificationsJson,
+  policyRoute,
+  unreadCountRoute,
   type NotificationRouteDeps,
 } from '../../modules/notifications/notifications-http.js';
 import { loadNotificationViews } from '../../modules/notifications/views/notification.view.js';
@@ -54,33 +55,12 @@ export function notificationsV1Router(deps: NotificationRouteDeps): Router {
     )
     .all(methodNotAllowed(['POST']));
 
-  router
-    .route('/api/v1/notifications/unread_count')
-    .get(
-      guards.requireUser('read:notifications'),
-      validated({ query: unreadCountQuery }, async ({ query }, res) => {
-        const viewerId = await callerId(deps, res);
-        res.json({ count: await notifications.unreadCount(viewerId, query.selection, query.limit) });
-      }),
-    )
-    .all(methodNotAllowed(['GET']));
-
-  router
-    .route('/api/v1/notifications/policy')
-    .get(
-      guards.requireUser('read:notifications'),
-      validated({}, async (_input, res) => {
-        res.json(serializeV1NotificationPolicy(await notifications.policy(await callerId(deps, res))));
-      }),
-    )
-    .put(
-      guards.requireUser('write:notifications'),
-      validated({ body: v1PolicyParams }, async ({ body }, res) => {
-        const policy = await notifications.updatePolicy(await callerId(deps, res), body);
-        res.json(serializeV1NotificationPolicy(policy));
-      }),
-    )
-    .all(methodNotAllowed(['GET', 'PUT']));
+  unreadCountRoute(router, '/api/v1/notifications/unread_count', deps);
+  policyRoute(router, '/api/v1/notifications/policy', deps, {
+    method: 'put',
+    params: v1PolicyParams,
+    serialize: serializeV1NotificationPolicy,
+  });
 
   // Notification requests (4.3) hold what a policy filters; the policy does not filter yet, so none.
   router

@@ -9,11 +9,12 @@ import {
   groupedNotificationsQuery,
   NOTIFICATION_PAGE,
   policyParams,
-  unreadCountQuery,
 } from '../../modules/notifications/notification-params.js';
 import {
   callerId,
   groupedNotificationsJson,
+  policyRoute,
+  unreadCountRoute,
   type NotificationRouteDeps,
 } from '../../modules/notifications/notifications-http.js';
 import { loadAccounts } from '../../modules/statuses/views/accounts.view.js';
@@ -40,33 +41,12 @@ export function notificationsV2Router(deps: NotificationRouteDeps): Router {
     )
     .all(methodNotAllowed(['GET']));
 
-  router
-    .route('/api/v2/notifications/unread_count')
-    .get(
-      guards.requireUser('read:notifications'),
-      validated({ query: unreadCountQuery }, async ({ query }, res) => {
-        const viewerId = await callerId(deps, res);
-        res.json({ count: await notifications.unreadCount(viewerId, query.selection, query.limit) });
-      }),
-    )
-    .all(methodNotAllowed(['GET']));
-
-  router
-    .route('/api/v2/notifications/policy')
-    .get(
-      guards.requireUser('read:notifications'),
-      validated({}, async (_input, res) => {
-        res.json(serializeNotificationPolicy(await notifications.policy(await callerId(deps, res))));
-      }),
-    )
-    .patch(
-      guards.requireUser('write:notifications'),
-      validated({ body: policyParams }, async ({ body }, res) => {
-        const policy = await notifications.updatePolicy(await callerId(deps, res), body);
-        res.json(serializeNotificationPolicy(policy));
-      }),
-    )
-    .all(methodNotAllowed(['GET', 'PATCH']));
+  unreadCountRoute(router, '/api/v2/notifications/unread_count', deps);
+  policyRoute(router, '/api/v2/notifications/policy', deps, {
+    method: 'patch',
+    params: policyParams,
+    serialize: serializeNotificationPolicy,
+  });
 
   router
     .route('/api/v2/notifications/:group_key')

@@ -1,4 +1,5 @@
-import type { Response } from 'express';
+import type { Response, Router } from 'express';
+import type { z } from 'zod';
 import {
   serializeGroupedNotifications,
   serializeNotification,
@@ -6,11 +7,14 @@ import {
   type NotificationJson,
 } from '../../entities/notification.js';
 import type { StatusJsonContext } from '../../entities/status.js';
+import { methodNotAllowed } from '../../http/errors.js';
+import { validated } from '../../http/request-schema.js';
 import type { AccountService } from '../accounts/account.service.js';
 import { userIdOf, type BearerGuards } from '../oauth/bearer.js';
 import type { FilterService } from './filter.service.js';
+import { unreadCountQuery } from './notification-params.js';
 import type { NotificationGroupRow, NotificationService } from './notification.service.js';
-import type { NotificationRow } from './notification.types.js';
+import type { NotificationPolicy, NotificationRow } from './notification.types.js';
 import { loadNotificationViews, type NotificationViewDeps } from './views/notification.view.js';
 
 /** What the notifications and filters routes share. */
@@ -65,4 +69,48 @@ export async function groupedNotificationsJson(
     [...accounts.values()].filter((account) => sampled.has(account.actor.id)),
     deps.json,
   );
+}
+
+/** `GET <path>` (v1 and v2 alike): `{ count }` of the caller's unread notifications. */
+export function unreadCountRoute(router: Router, path: string, deps: NotificationRouteDeps): void {
+  router
+    .route(path)
+    .get(
+      deps.guards.requireUser('read:notifications'),
+      validated({ query: unreadCountQuery }, async ({ query }, res) => {
+        const viewerId = await callerId(deps, res);
+        res.json({ count: await deps.notifications.unreadCount(viewerId, query.selection, query.limit) });
+      }),
+    )
+    .all(methodNotAllowed(['GET']));
+}
+
+/**
+ * `GET` and `PUT` (v1) or `PATCH` (v2) of `<path>`: the caller's notification policy, read and
+ * changed through its version's parameters and serializer.
+ */
+export function policyRoute<Params extends Partial<NotificationPolicy>>(
+  router: Router,
+  path: string,
+  deps: NotificationRouteDeps,
+  version: {
+    method: 'put' | 'patch';
+    params: z.ZodType<Params>;
+    serialize: (policy: NotificationPolicy) => unknown;
+  },
+): void {
+  const { method, params, serialize } = version;
+  const route = router.route(path).get(
+    deps.guards.requireUser('read:notifications'),
+    validated({}, async (_input, res) => {
+      res.json(serialize(await deps.notifications.policy(await callerId(deps, res))));
+    }),
+  );
+  route[method](
+    deps.guards.requireUser('write:notifications'),
+    validated({ body: params }, async ({ body }, res) => {
+      res.json(serialize(await deps.notifications.updatePolicy(await callerId(deps, res), body)));
+    }),
+  );
+  route.all(methodNotAllowed(['GET', method.toUpperCase()]));
 }

@@ -440,7 +440,7 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     expect(summary((await list(leo)).body)).to.deep.equal(['mention:alice']);
   });
 
-  it('policy basics: v2 GET and PATCH, v1 GET; a value outside accept/filter/drop is a 422', async () => {
+  it('policy basics: v2 GET and PATCH, v1 GET and PUT; a value outside accept/filter/drop is a 422', async () => {
     const policy = await rest(t.url, '/api/v2/notifications/policy', { token: alice.token });
     expect(policy.body).to.deep.equal({
       for_not_following: 'accept',
@@ -467,6 +467,20 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     expect(bad.body.error).to.match(/for_not_following is not included in the list/);
     const after = await rest(t.url, '/api/v2/notifications/policy', { token: alice.token });
     expect(after.body).to.include({ for_not_following: 'filter' });
+    // v1 changes the same policy with its own booleans; each version answers in its own shape.
+    const put = await rest(t.url, '/api/v1/notifications/policy', {
+      method: 'PUT',
+      token: alice.token,
+      json: { filter_not_followers: true },
+    });
+    expect(put.body).to.include({ filter_not_following: true, filter_not_followers: true });
+    expect(
+      (await rest(t.url, '/api/v1/notifications/policy', { method: 'PATCH', token: alice.token })).status,
+    ).to.equal(405);
+    expect((await rest(t.url, '/api/v2/notifications/policy', { token: alice.token })).body).to.include({
+      for_not_following: 'filter',
+      for_not_followers: 'filter',
+    });
 
     // `drop` acts when notifications are made: a stranger's mention is dropped, a followed one's kept.
     const nina = await signedInAccount(t, app, 'nina');
