@@ -4,8 +4,7 @@ import { z } from 'zod';
 import { BadInput, NotFound } from '@agora/core';
 import { isRowId } from '@agora/db';
 import type { Actor, ActorStore } from '@agora/federation';
-import { tagUrl } from '../../entities/status.js';
-import { extractEntities, renderStatusHtml, type LinkedMention } from '../statuses/status-text.js';
+import { renderLinkedText } from '../statuses/linked-text.js';
 
 export const RECORD_NOT_FOUND = 'Record not found';
 /** Distinct reactions an announcement may carry (the reference's limit). */
@@ -98,11 +97,7 @@ export interface AnnouncementServiceDeps {
  * published, current ones, marks them read (`dismiss`) and reacts with emojis.
  */
 export class AnnouncementService {
-  private readonly localHost: string;
-
-  constructor(private readonly deps: AnnouncementServiceDeps) {
-    this.localHost = new URL(deps.publicUrl).host.toLowerCase();
-  }
+  constructor(private readonly deps: AnnouncementServiceDeps) {}
 
   /** Writes an announcement (admin). Errors: BadInput. */
   async create(input: AnnouncementInput): Promise<AnnouncementView> {
@@ -316,34 +311,8 @@ export class AnnouncementService {
   private async render(
     text: string,
   ): Promise<{ html: string; mentionIds: string[]; statusIds: string[]; tags: string[] }> {
-    const entities = extractEntities(text);
-    const resolved = new Map<string, LinkedMention & { id: string }>();
-    await Promise.all(
-      entities.mentions.map(async (candidate) => {
-        const local = candidate.domain === null || candidate.domain === this.localHost;
-        const actor = await this.deps.actors.findByUsername(
-          candidate.username,
-          local ? null : candidate.domain,
-        );
-        if (!actor) return;
-        resolved.set(mentionKey(candidate), {
-          id: actor.id,
-          username: actor.username,
-          domain: actor.domain,
-          url: actor.url ?? actor.uri,
-        });
-      }),
-    );
-    const html = renderStatusHtml(text, {
-      mention: (candidate) => resolved.get(mentionKey(candidate)),
-      tagUrl: (name) => tagUrl(this.deps.publicUrl, name),
-    });
-    return {
-      html,
-      mentionIds: [...new Set([...resolved.values()].map((mention) => mention.id))],
-      statusIds: await this.linkedStatusIds(text),
-      tags: entities.tags,
-    };
+    const { html, mentionIds, tags } = await renderLinkedText(text, this.deps);
+    return { html, mentionIds, statusIds: await this.linkedStatusIds(text), tags };
   }
 
   /** Links to this server's statuses (`/@name/:id` or `/users/name/statuses/:id`) that exist. */
@@ -394,8 +363,4 @@ function emojiOf(name: string): string | null {
 
 function invalidName(message: string): BadInput {
   return new BadInput(`Validation failed: Name ${message}`, { fields: { name: [message] } });
-}
-
-function mentionKey(candidate: { username: string; domain: string | null }): string {
-  return `${candidate.username.toLowerCase()}@${candidate.domain ?? ''}`;
 }

@@ -3,13 +3,13 @@ import { isRowId } from '@agora/db';
 import type { Actor, ActorStore } from '@agora/federation';
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { detectAll } from 'tinyld';
-import { tagUrl } from '../../entities/status.js';
 import type { RemoteAccountImages } from '../accounts/account.service.js';
 import { characterCount } from '../accounts/profile-text.js';
 import type { NewPoll } from '../polls/poll-params.js';
 import type { PollService } from '../polls/poll.service.js';
 import { STATUS_COLUMNS, visibleTo, type StatusRow, type Visibility } from './status.model.js';
-import { extractEntities, renderStatusHtml, statusLength, type LinkedMention } from './status-text.js';
+import { renderLinkedText, type LinkedText } from './linked-text.js';
+import { statusLength } from './status-text.js';
 import { loadStatusViews, type StatusView } from './views/status.view.js';
 
 export const RECORD_NOT_FOUND = 'Record not found';
@@ -125,14 +125,11 @@ const MESSAGES = {
  * Counters are the triggers' (ADR 0005); home feeds are written by the fan-out job.
  */
 export class StatusService {
-  private readonly localHost: string;
   /** Other feeds written on post by the fan-out job (the lists'), after the home feeds. */
   private readonly feedWriters: Array<(statusId: string) => Promise<unknown>> = [];
   private readonly listeners: StatusListener[] = [];
 
-  constructor(private readonly deps: StatusServiceDeps) {
-    this.localHost = new URL(deps.publicUrl).host.toLowerCase();
-  }
+  constructor(private readonly deps: StatusServiceDeps) {}
 
   /** Adds a listener of committed changes (the composition root wires notifications). */
   addListener(listener: StatusListener): void {
@@ -799,33 +796,8 @@ export class StatusService {
   }
 
   /** The text as HTML, with the accounts its mentions resolve to (local, or remote ones already known). */
-  private async render(
-    text: string,
-  ): Promise<{ html: string; mentions: LinkedMention[]; mentionIds: string[]; tags: string[] }> {
-    const entities = extractEntities(text);
-    const resolved = new Map<string, LinkedMention & { id: string }>();
-    await Promise.all(
-      entities.mentions.map(async (candidate) => {
-        const local = candidate.domain === null || candidate.domain === this.localHost;
-        const actor = await this.deps.actors.findByUsername(
-          candidate.username,
-          local ? null : candidate.domain,
-        );
-        if (!actor) return;
-        resolved.set(mentionKey(candidate), {
-          id: actor.id,
-          username: actor.username,
-          domain: actor.domain,
-          url: actor.url ?? actor.uri,
-        });
-      }),
-    );
-    const html = renderStatusHtml(text, {
-      mention: (candidate) => resolved.get(mentionKey(candidate)),
-      tagUrl: (name) => tagUrl(this.deps.publicUrl, name),
-    });
-    const linked = [...resolved.values()];
-    return { html, mentions: linked, mentionIds: [...new Set(linked.map((m) => m.id))], tags: entities.tags };
+  private render(text: string): Promise<LinkedText> {
+    return renderLinkedText(text, this.deps);
   }
 
   private async saveEntities(
@@ -944,10 +916,6 @@ class IdempotentTwin extends Error {
   constructor(readonly statusId: string) {
     super('idempotent twin');
   }
-}
-
-function mentionKey(candidate: { username: string; domain: string | null }): string {
-  return `${candidate.username.toLowerCase()}@${candidate.domain ?? ''}`;
 }
 
 function cursorOrNull(value: string | undefined): string | null {
