@@ -76,3 +76,23 @@ export async function startTestServer(label: string, options: TestServerOptions 
     throw error;
   }
 }
+
+/** A remote account stored as the inbox stores one (no keys, no collections): `name@domain`. */
+export function storeRemoteAccount(t: Pick<TestServer, 'ctx'>, username: string, domain: string) {
+  const uri = `https://${domain}/users/${username}`;
+  return t.ctx.actors.upsertRemote({
+    type: 'Person',
+    username,
+    domain,
+    uri,
+    url: null,
+    inboxUrl: `${uri}/inbox`,
+    outboxUrl: null,
+    sharedInboxUrl: null,
+    followersUrl: null,
+    followingUrl: null,
+    endpoints: {},
+    publicKeyPem: null,
+    keyId: null,
+  } as Parameters<AppContext['actors']['upsertRemote']>[0]);
+}

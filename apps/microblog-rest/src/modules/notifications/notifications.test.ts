@@ -7,7 +7,7 @@ import {
 } from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
-import { startTestServer, type TestServer } from '../../testing/server.js';
+import { startTestServer, storeRemoteAccount, type TestServer } from '../../testing/server.js';
 import { FAN_OUT_JOB } from '../statuses/status.service.js';
 import { NOTIFY_UPDATE_JOB } from './notification.service.js';
 
@@ -202,21 +202,7 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
     await act(frank, `/api/v1/accounts/${grace.id}/unblock`);
     expect(summary((await list(frank)).body)).to.deep.equal(['mention:carol']);
 
-    const remote = await t.ctx.actors.upsertRemote({
-      type: 'Person',
-      username: 'rupert',
-      domain: 'remote.example',
-      uri: 'https://remote.example/users/rupert',
-      url: null,
-      inboxUrl: 'https://remote.example/users/rupert/inbox',
-      outboxUrl: null,
-      sharedInboxUrl: null,
-      followersUrl: null,
-      followingUrl: null,
-      endpoints: {},
-      publicKeyPem: null,
-      keyId: null,
-    } as Parameters<TestServer['ctx']['actors']['upsertRemote']>[0]);
+    const remote = await storeRemoteAccount(t, 'rupert', 'remote.example');
     // A remote follow (the inbox records it through the follow store) notifies; a blocked domain's not.
     await t.ctx.federation.follows.follow(remote.id, frank.id, { accepted: true });
     expect(summary((await list(frank)).body)).to.deep.equal(['follow:rupert', 'mention:carol']);

@@ -9,7 +9,7 @@ import {
 } from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
-import { startTestServer, type TestServer } from '../../testing/server.js';
+import { startTestServer, storeRemoteAccount, type TestServer } from '../../testing/server.js';
 
 // Every attribute of the Relationship entity (spec not-shown.md §2.3, entities_summary.txt).
 const RELATIONSHIP: Shape = {
@@ -235,21 +235,7 @@ describe('relationships (microblog, /api/v1)', () => {
 
   it('domain blocks: list, add and remove with megalodon and masto.js; relationships show them', async () => {
     const peggy = await signIn('peggy');
-    const remote = await t.ctx.actors.upsertRemote({
-      type: 'Person',
-      username: 'rupert',
-      domain: 'remote.example',
-      uri: 'https://remote.example/users/rupert',
-      url: null,
-      inboxUrl: 'https://remote.example/users/rupert/inbox',
-      outboxUrl: null,
-      sharedInboxUrl: null,
-      followersUrl: null,
-      followingUrl: null,
-      endpoints: {},
-      publicKeyPem: null,
-      keyId: null,
-    } as Parameters<TestServer['ctx']['actors']['upsertRemote']>[0]);
+    const remote = await storeRemoteAccount(t, 'rupert', 'remote.example');
     expect((await megalodon(peggy).blockDomain('Remote.Example')).data).to.deep.equal({});
     await masto(peggy).v1.domainBlocks.create({ domain: 'other.example' });
     expect((await megalodon(peggy).getDomainBlocks()).data).to.deep.equal([

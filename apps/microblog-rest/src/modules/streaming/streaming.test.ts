@@ -9,7 +9,7 @@ import {
   type TestApp,
 } from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
-import { startTestServer, type TestServer } from '../../testing/server.js';
+import { startTestServer, storeRemoteAccount, type TestServer } from '../../testing/server.js';
 import {
   openEventStream,
   openStreamingSocket,
@@ -295,21 +295,7 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     }
 
     // A remote account's status (stored as the inbox would) from a domain dave blocks.
-    const remote = await t.ctx.actors.upsertRemote({
-      type: 'Person',
-      username: 'rupert',
-      domain: 'remote.example',
-      uri: 'https://remote.example/users/rupert',
-      url: null,
-      inboxUrl: 'https://remote.example/users/rupert/inbox',
-      outboxUrl: null,
-      sharedInboxUrl: null,
-      followersUrl: null,
-      followingUrl: null,
-      endpoints: {},
-      publicKeyPem: null,
-      keyId: null,
-    } as Parameters<TestServer['ctx']['actors']['upsertRemote']>[0]);
+    const remote = await storeRemoteAccount(t, 'rupert', 'remote.example');
     await act(dave, '/api/v1/domain_blocks', { domain: 'remote.example' });
     await subscribe(control, { stream: 'public:remote' });
     const [row] = await t.ctx.sequelize.query<{ id: string }>(
