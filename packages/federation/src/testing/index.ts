@@ -1,1 +1,2 @@
 export * from './fake-remote.js';
+export * from './page-server.js';

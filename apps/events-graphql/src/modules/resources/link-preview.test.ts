@@ -1,6 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { htmlPage, listenPages } from '@agora/federation/testing';
 import { createGuardedFetch } from '@agora/federation';
 import { gql, signedInAccount } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
@@ -13,28 +12,11 @@ import { LinkPreviews } from './link-preview.js';
 
 const SCRIPT = '<script>alert(1)</script>';
 
-type Handler = (request: IncomingMessage, response: ServerResponse) => void;
-
-async function listen(handler: Handler): Promise<{ server: Server; port: number; hits: string[] }> {
-  const hits: string[] = [];
-  const server = createServer((request, response) => {
-    hits.push(`${request.method} ${request.url}`);
-    handler(request, response);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, hits };
-}
-
-function html(response: ServerResponse, body: string): void {
-  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  response.end(body);
-}
-
 describe('previewResourceLink: link previews through the guarded fetch', function () {
   this.timeout(60_000);
   let events: TestServer;
-  let pages: Awaited<ReturnType<typeof listen>>;
-  let elsewhere: Awaited<ReturnType<typeof listen>>;
+  let pages: Awaited<ReturnType<typeof listenPages>>;
+  let elsewhere: Awaited<ReturnType<typeof listenPages>>;
   let token: string;
   let base: string;
 
@@ -60,12 +42,14 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
 
   before(async () => {
     // Another local server, not allowlisted: redirects to it must be refused.
-    elsewhere = await listen((_request, response) => html(response, '<title>Internal admin</title>'));
-    pages = await listen((request, response) => {
+    elsewhere = await listenPages((_request, response) =>
+      htmlPage(response, '<title>Internal admin</title>'),
+    );
+    pages = await listenPages((request, response) => {
       const url = request.url ?? '/';
       switch (url) {
         case '/article':
-          return html(
+          return htmlPage(
             response,
             `<!doctype html><html><head>
               <title>Fallback title</title>
@@ -81,7 +65,7 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
             </head><body><p>Text</p></body></html>`,
           );
         case '/twitter-only':
-          return html(
+          return htmlPage(
             response,
             `<html><head><meta name="twitter:title" content="Card title">
               <meta name="twitter:description" content="Card text">
@@ -89,7 +73,7 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
           );
         case '/plain':
           // Only a <title> and a description; the favicon is found at the root.
-          return html(
+          return htmlPage(
             response,
             '<html><head><title>  Plain\n page  </title><meta name="description" content="Plain text"></head></html>',
           );
@@ -97,7 +81,7 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
           response.writeHead(200, { 'content-type': 'image/x-icon' });
           return response.end();
         case '/video':
-          return html(
+          return htmlPage(
             response,
             `<html><head><title>Video page</title>
               <link rel="alternate" type="application/json+oembed" href="/oembed.json"></head></html>`,
@@ -120,7 +104,7 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
           );
         case '/hostile':
           // Script in every field: the meta contents, the title, the URLs.
-          return html(
+          return htmlPage(
             response,
             `<html><head><title>${SCRIPT}Hostile</title>
               <meta property="og:title" content="&lt;script&gt;alert(1)&lt;/script&gt;<b>Bold</b> title">
@@ -136,7 +120,7 @@ describe('previewResourceLink: link previews through the guarded fetch', functio
           response.writeHead(200, { 'content-type': 'text/html; charset=ISO-8859-1' });
           return response.end(Buffer.from('<title>Caf\u00e9 cr\u00e8me</title>', 'latin1'));
         case '/untitled':
-          return html(
+          return htmlPage(
             response,
             '<html><head><meta name="robots" content="none"></head><body>x</body></html>',
           );

@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { expect } from 'chai';
+import { htmlPage, listenPages } from '@agora/federation/testing';
 import { createRestAPIClient } from 'masto';
 import sharp from 'sharp';
 import { readPageHead } from '@agora/federation';
@@ -17,28 +17,11 @@ import { FETCH_PREVIEW_CARD_JOB, PreviewCardService } from './preview-card.servi
 // local server stays refused, so a redirect to it must give no card and no request.
 
 const XSS = '<script>alert(1)</script>';
-type Handler = (request: IncomingMessage, response: ServerResponse) => void;
-
-async function listen(handler: Handler): Promise<{ server: Server; port: number; hits: string[] }> {
-  const hits: string[] = [];
-  const server = createServer((request, response) => {
-    hits.push(`${request.method} ${request.url}`);
-    handler(request, response);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, hits };
-}
-
-function html(response: ServerResponse, body: string): void {
-  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  response.end(body);
-}
-
 describe('preview cards: first links read through the guarded fetch (issue 16 §3)', function () {
   this.timeout(90_000);
   let t: TestServer;
-  let pages: Awaited<ReturnType<typeof listen>>;
-  let elsewhere: Awaited<ReturnType<typeof listen>>;
+  let pages: Awaited<ReturnType<typeof listenPages>>;
+  let elsewhere: Awaited<ReturnType<typeof listenPages>>;
   let alice: SeededAccount & { token: string };
   let base: string;
   let cover: Buffer;
@@ -48,14 +31,16 @@ describe('preview cards: first links read through the guarded fetch (issue 16 §
     cover = await sharp({ create: { width: 64, height: 32, channels: 3, background: '#3366cc' } })
       .png()
       .toBuffer();
-    elsewhere = await listen((_request, response) => html(response, '<title>Internal admin</title>'));
-    pages = await listen((request, response) => {
+    elsewhere = await listenPages((_request, response) =>
+      htmlPage(response, '<title>Internal admin</title>'),
+    );
+    pages = await listenPages((request, response) => {
       const url = request.url ?? '/';
       const hostile = (field: string) =>
         `${XSS}<b onmouseover="alert(2)">${field}</b>&lt;img src=x onerror=alert(3)&gt;`;
       switch (url) {
         case '/article':
-          return html(
+          return htmlPage(
             response,
             `<!doctype html><html lang="fr"><head>
               <title>Fallback</title>
@@ -85,7 +70,7 @@ describe('preview cards: first links read through the guarded fetch (issue 16 §
             }),
           );
         case '/rich':
-          return html(
+          return htmlPage(
             response,
             `<html><head><title>Rich</title>
               <link rel="alternate" type="application/json+oembed" href="/oembed/rich.json"></head></html>`,
@@ -100,7 +85,7 @@ describe('preview cards: first links read through the guarded fetch (issue 16 §
             }),
           );
         case '/plain':
-          return html(
+          return htmlPage(
             response,
             `<html><head><title>Plain &lt;script&gt;alert(1)&lt;/script&gt;page</title>
               <meta name="description" content="${hostile('Described').replace(/"/g, '&quot;')}">
