@@ -307,6 +307,8 @@ describe('authorization matrix of events, participation, exports and comments (i
   }
 
   describe('an event on behalf of a group: its moderators manage the participants (§2.2)', () => {
+    const download = (file: string, token: string) =>
+      fetch(`${server.url}/exports/csv/${file}`, { headers: { authorization: `Bearer ${token}` } });
     let groupModerator: Member;
     let groupMember: Member;
     let event: { id: string; uuid: string };
@@ -354,8 +356,16 @@ describe('authorization matrix of events, participation, exports and comments (i
         });
         if (permitted) {
           expect(ok<{ participants: { total: number } }>(listed, 'event').participants.total).to.equal(2);
-          expect(ok<string>(exported, 'exportEventParticipants')).to.be.a('string');
+          const file = ok<string>(exported, 'exportEventParticipants');
+          expect((await download(file, token)).status).to.equal(200);
           expect(ok<{ role: string }>(approved, 'updateParticipation').role).to.equal('PARTICIPANT');
+          // An event moderator (a participant the organizer promoted) may download it too; a member not.
+          ok(
+            await as('owner', UPDATE_PARTICIPATION, { id: request.id, role: 'MODERATOR' }),
+            'updateParticipation',
+          );
+          expect((await download(file, members.other.token)).status).to.equal(200);
+          expect((await download(file, groupMember.token)).status).to.equal(403);
         } else {
           for (const response of [listed, exported, approved]) {
             expect(response.body.errors, who).to.be.an('array').with.length.above(0);

@@ -1,5 +1,4 @@
-import { GROUP_MODERATOR } from '../members/member-row.js';
-import { canManageEvent } from '../participations/event-managers.js';
+import { canManageEvent, userManagesEvent } from '../participations/event-managers.js';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { BadInput, Forbidden, NotFound, Unauthenticated, type Logger } from '@agora/core';
@@ -147,25 +146,21 @@ export class ParticipantExportService {
       key: string;
       size: number;
       downloadName: string;
-      allowed: boolean;
+      eventId: string;
     }>(
-      // The organizer's user, or a user with a profile moderating the event's group (§2.2).
       `SELECT x.file_key AS key, x.file_size AS size, x.download_name AS "downloadName",
-         (a.user_id = :userId OR EXISTS (
-           SELECT 1 FROM members m JOIN actors ma ON ma.id = m.actor_id
-           WHERE m.parent_id = e.attributed_to_id AND m.role IN (:groupRoles) AND ma.user_id = :userId
-         )) AS allowed
+         x.event_id::text AS "eventId"
        FROM participant_exports x
        JOIN events e ON e.id = x.event_id
-       JOIN actors a ON a.id = e.organizer_actor_id
        WHERE x.file_name = :fileName AND x.format = :format AND x.inserted_at > :oldest`,
       {
         type: QueryTypes.SELECT,
-        replacements: { fileName, format, oldest: this.oldest(), userId, groupRoles: GROUP_MODERATOR },
+        replacements: { fileName, format, oldest: this.oldest() },
       },
     );
     if (!row) throw new NotFound('Export not found');
-    if (!row.allowed) throw new Forbidden();
+    // Whoever may export may download (the managers of the event: §2.2).
+    if (!(await userManagesEvent(this.options.sequelize, userId, row.eventId))) throw new Forbidden();
     return {
       body: await this.options.storage.get(row.key),
       size: row.size,

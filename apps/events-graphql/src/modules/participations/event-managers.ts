@@ -33,3 +33,29 @@ export async function canManageEvent(
   );
   return row !== undefined;
 }
+
+/**
+ * Whether one of user `userId`'s profiles manages the participants of event `eventId` (the rule of
+ * `canManageEvent`, for a user: who may download what a manager exported). One query.
+ */
+export async function userManagesEvent(
+  sequelize: Sequelize,
+  userId: string,
+  eventId: string,
+): Promise<boolean> {
+  const [row] = await sequelize.query(
+    `SELECT 1 FROM events e JOIN actors a ON a.user_id = :userId
+     WHERE e.id = :eventId AND (
+       a.id = e.organizer_actor_id
+       OR EXISTS (SELECT 1 FROM participants p
+                  WHERE p.event_id = e.id AND p.actor_id = a.id AND p.role IN (:roles))
+       OR EXISTS (SELECT 1 FROM members m
+                  WHERE m.parent_id = e.attributed_to_id AND m.actor_id = a.id AND m.role IN (:groupRoles)))
+     LIMIT 1`,
+    {
+      type: QueryTypes.SELECT,
+      replacements: { userId, eventId, roles: EVENT_MODERATOR_ROLES, groupRoles: GROUP_MODERATOR },
+    },
+  );
+  return row !== undefined;
+}
