@@ -22,15 +22,18 @@ import {
   type AddressRow,
   type EventRow,
 } from '../modules/events/event-row.js';
+import { replaceAddress } from '../modules/events/address-writes.js';
+import { setTagsOf } from '../modules/events/event-tags.js';
 import type { MediaService } from '../modules/media/media.service.js';
 import type { ParticipantRow } from '../modules/participations/participant-row.js';
 import {
   publishParticipationChange,
   type ParticipationChange,
 } from '../modules/participations/participation-changes.js';
-import type {
-  ParticipationHooks,
-  ParticipationService,
+import {
+  PARTICIPATION_MESSAGES,
+  type ParticipationHooks,
+  type ParticipationService,
 } from '../modules/participations/participation.service.js';
 import {
   commentObject,
@@ -125,18 +128,13 @@ export class EventFederation {
       if (!author?.local) return;
       const recipients = await this.remoteParticipants(event.id);
       if (!event.local) recipients.push(event.organizerActorId);
-      if (comment.inReplyToCommentId) {
-        const parent = await this.commentById(comment.inReplyToCommentId);
-        if (parent?.actorId && !parent.local) recipients.push(parent.actorId);
-      }
+      const parent = comment.inReplyToCommentId ? await this.commentById(comment.inReplyToCommentId) : null;
+      if (parent?.actorId && !parent.local) recipients.push(parent.actorId);
       let activity: Record<string, unknown>;
       if (change === 'deleted') {
         activity = deleteActivity(comment.url, author, comment.deletedAt ?? this.clock(), 'Note');
       } else {
-        const inReplyTo = comment.inReplyToCommentId
-          ? ((await this.commentById(comment.inReplyToCommentId))?.url ?? event.url)
-          : event.url;
-        const note = commentObject({ comment, author, inReplyTo });
+        const note = commentObject({ comment, author, inReplyTo: parent?.url ?? event.url });
         activity = wrapActivity(change === 'created' ? 'Create' : 'Update', note, author.uri, this.clock());
       }
       await this.options.federation.delivery.deliver(activity, {
@@ -325,12 +323,7 @@ export class EventFederation {
     if (values.attributedToUri !== signer.uri && values.actorUri !== signer.uri) return null;
     if (!values.actorUri || values.actorUri === signer.uri) return signer;
     if (!sameOrigin(values.actorUri, signer.uri)) return null;
-    try {
-      return await this.options.federation.remoteActors.resolve(values.actorUri);
-    } catch (error) {
-      if (error instanceof RemoteActorError || error instanceof FetchError) return null;
-      throw error;
-    }
+    return this.resolveActor(values.actorUri);
   }
 
   /** Inserts or updates a remote event by its url (a local event is never overwritten); returns it. */
@@ -403,18 +396,20 @@ export class EventFederation {
         );
         eventId = inserted!.id;
       }
-      await this.storeTags(eventId, values.tags, transaction);
+      await setTagsOf(this.options.sequelize, 'event', eventId, values.tags, transaction);
       return eventId;
     });
     return id === null ? null : this.eventById(id);
   }
 
+  /** The event's own address row, changed in place, created, or removed when the peer gives none. */
   private async storeAddress(
     currentId: string | null,
     values: RemoteEventValues,
     transaction: Transaction,
   ): Promise<string | null> {
     const { sequelize } = this.options;
+    if (values.address) return replaceAddress(sequelize, currentId, values.address, transaction);
     if (currentId !== null) {
       await sequelize.query('UPDATE events SET physical_address_id = NULL WHERE physical_address_id = :id', {
         transaction,
@@ -425,55 +420,7 @@ export class EventFederation {
         replacements: { id: currentId },
       });
     }
-    const address = values.address;
-    if (!address) return null;
-    const [row] = await sequelize.query<{ id: string }>(
-      `INSERT INTO addresses (street, locality, postal_code, region, country, description, url, latitude, longitude)
-       VALUES (:street, :locality, :postalCode, :region, :country, :description, :url, :latitude, :longitude)
-       RETURNING id::text AS id`,
-      {
-        type: QueryTypes.SELECT,
-        transaction,
-        replacements: {
-          street: address.street ?? null,
-          locality: address.locality ?? null,
-          postalCode: address.postalCode ?? null,
-          region: address.region ?? null,
-          country: address.country ?? null,
-          description: address.description ?? null,
-          url: address.url ?? null,
-          latitude: address.geom?.latitude ?? null,
-          longitude: address.geom?.longitude ?? null,
-        },
-      },
-    );
-    return row!.id;
-  }
-
-  private async storeTags(
-    eventId: string,
-    tags: Array<{ slug: string; title: string }>,
-    transaction: Transaction,
-  ): Promise<void> {
-    const { sequelize } = this.options;
-    await sequelize.query('DELETE FROM events_tags WHERE event_id = :eventId', {
-      transaction,
-      replacements: { eventId },
-    });
-    if (tags.length === 0) return;
-    await sequelize.query(
-      `WITH given AS (
-         SELECT * FROM unnest(ARRAY[:slugs]::text[], ARRAY[:titles]::text[]) AS g(slug, title)
-       ), upserted AS (
-         INSERT INTO tags (slug, title) SELECT slug, title FROM given
-         ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id
-       )
-       INSERT INTO events_tags (event_id, tag_id) SELECT :eventId, id FROM upserted`,
-      {
-        transaction,
-        replacements: { eventId, slugs: tags.map((tag) => tag.slug), titles: tags.map((tag) => tag.title) },
-      },
-    );
+    return null;
   }
 
   /** The peer's uuid when it is free here (event pages keep their address), else a new one. */
@@ -605,7 +552,7 @@ export class EventFederation {
         { event: event.url, actor: signer.uri, reason: (error as Error).message },
         'refused a join',
       );
-      if (error instanceof BadInput && /already a participant/.test(error.message)) return;
+      if (error instanceof BadInput && error.message === PARTICIPATION_MESSAGES.alreadyParticipant) return;
       await this.rejectJoin(signer, event, url);
     }
   }
