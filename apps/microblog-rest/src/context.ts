@@ -266,14 +266,13 @@ export const AppContext = {
       statuses.addFeedWriter((statusId) => tags.fanOut(statusId));
       // A follow that starts counting brings the target's statuses into the follower's home feed; an
       // accepted follow that ends takes them out (jobs; only local followers have a home feed).
-      federation.follows.addListener({
-        accepted: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, true),
-        removed: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, false),
-      });
       // An unfollow also takes the account out of the follower's lists (as the reference).
       federation.follows.addListener({
-        accepted: async () => {},
-        removed: (follow) => lists.followEnded(follow.actorId, follow.targetActorId),
+        accepted: (follow) => statuses.queueHomeMerge(follow.actorId, follow.targetActorId, true),
+        removed: async (follow) => {
+          await statuses.queueHomeMerge(follow.actorId, follow.targetActorId, false);
+          await lists.followEnded(follow.actorId, follow.targetActorId);
+        },
       });
       const markers = overrides.markers ?? new MarkerService({ sequelize });
       const notifications =

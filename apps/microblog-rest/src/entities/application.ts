@@ -21,7 +21,7 @@ export interface CredentialApplicationJson extends ApplicationJson {
 }
 
 /** `vapidKey`: Web Push's VAPID public key (deprecated here since 4.3, still read by clients). */
-export function serializeApplication(application: OAuthApplication, vapidKey = ''): ApplicationJson {
+export function serializeApplication(application: OAuthApplication, vapidKey: string): ApplicationJson {
   return {
     id: application.id,
     name: application.name,
@@ -36,7 +36,7 @@ export function serializeApplication(application: OAuthApplication, vapidKey = '
 export function serializeCredentialApplication(
   application: OAuthApplication,
   clientSecret: string,
-  vapidKey = '',
+  vapidKey: string,
 ): CredentialApplicationJson {
   return {
     ...serializeApplication(application, vapidKey),

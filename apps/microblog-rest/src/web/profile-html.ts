@@ -34,14 +34,16 @@ article.status img.media{max-width:100%;border-radius:8px}
  * No scripts at all; the one stylesheet by its hash; images from here and from where media are
  * stored; nothing else, no framing.
  */
+/** The CSP hash of the one inline style (a constant). */
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
 export function pageHeaders(mediaOrigin: string, signedIn: boolean): Record<string, string> {
-  const styleHash = createHash('sha256').update(STYLE).digest('base64');
   const images = [...new Set(["'self'", mediaOrigin])].join(' ');
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': [
       "default-src 'none'",
-      `style-src 'sha256-${styleHash}'`,
+      `style-src 'sha256-${STYLE_HASH}'`,
       `img-src ${images}`,
       "base-uri 'none'",
       "form-action 'none'",

@@ -19,7 +19,7 @@ const registrationParams = paramsObject({
  * POST /api/v1/apps (public) and GET /api/v1/apps/verify_credentials (any valid token); `vapidKey`
  * is Web Push's public key, shown as the deprecated `vapid_key`.
  */
-export function appsRouter(oauth: OAuthService, bodyLimitBytes: number, vapidKey = ''): Router {
+export function appsRouter(oauth: OAuthService, bodyLimitBytes: number, vapidKey: string): Router {
   const router = Router();
   router
     .route('/api/v1/apps')
@@ -40,7 +40,7 @@ export function appsRouter(oauth: OAuthService, bodyLimitBytes: number, vapidKey
 }
 
 /** GET /api/v1/apps/verify_credentials: the token's application, for any valid token. */
-export function verifyAppCredentials(vapidKey = ''): HotRead {
+export function verifyAppCredentials(vapidKey: string): HotRead {
   return {
     path: '/api/v1/apps/verify_credentials',
     scopes: [],

@@ -5,7 +5,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { characterCount } from '../accounts/profile-text.js';
 import { visibleTo } from '../statuses/status.model.js';
 import type { NewPoll } from './poll-params.js';
-import { loadPoll, loadPollsByStatus, type PollView } from './views/poll.view.js';
+import { loadPoll, type PollView } from './views/poll.view.js';
 
 /** Closes a poll at its end (delayed to `expires_at`); listeners hear of it (`addCloseListener`). */
 export const POLL_CLOSE_JOB = 'microblog.polls.close';
@@ -65,7 +65,7 @@ export const POLL_MESSAGES = {
 
 /**
  * Polls: checked and written with their status (`check`, `insert`, called by the statuses service),
- * read in batches with a page of statuses (`byStatus`), voted on (`vote`), closed at their end by a job.
+ * read in batches with a page of statuses (`loadPollsByStatus`), voted on (`vote`), closed at their end by a job.
  */
 export class PollService {
   private readonly closeListeners: PollCloseListener[] = [];
@@ -164,11 +164,6 @@ export class PollService {
     );
     if (row)
       await this.deps.queue.send(POLL_CLOSE_JOB, { pollId: row.id }, { startAfterSeconds: row.seconds });
-  }
-
-  /** The polls of a page of statuses (status id → poll). */
-  byStatus(statusIds: readonly string[], viewerId: string | null): Promise<Map<string, PollView>> {
-    return loadPollsByStatus(this.deps.sequelize, statusIds, viewerId);
   }
 
   /** GET /api/v1/polls/:id: a poll whose status the viewer may see. Errors: NotFound. */

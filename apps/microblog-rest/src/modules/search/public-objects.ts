@@ -1,12 +1,9 @@
+import { addressesPublic } from '../statuses-federation/remote-notes.js';
 import type { ObjectResolver } from './search.service.js';
 
-const AS_PUBLIC = new Set(['https://www.w3.org/ns/activitystreams#Public', 'as:Public', 'Public']);
-
 /** Whether an object is addressed to everyone (public: `to`; unlisted: `cc`). */
-export function isPublicObject(document: Record<string, unknown>): boolean {
-  const list = (value: unknown) =>
-    (Array.isArray(value) ? value : [value]).filter((x) => typeof x === 'string');
-  return [...list(document.to), ...list(document.cc)].some((x) => AS_PUBLIC.has(x as string));
+function isPublicObject(document: Record<string, unknown>): boolean {
+  return addressesPublic(document.to) || addressesPublic(document.cc);
 }
 
 /**

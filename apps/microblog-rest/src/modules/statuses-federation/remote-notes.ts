@@ -207,6 +207,11 @@ function attachmentOf(item: Record<string, unknown>): RemoteAttachment[] {
   ];
 }
 
+/** Whether an audience field (`to`, `cc`: an id, an object or a list of them) names the public collection. */
+export function addressesPublic(value: unknown): boolean {
+  return audience(value).some((id) => PUBLIC_IDS.has(id));
+}
+
 function audience(value: unknown): string[] {
   const items = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
   return items.map(idOf).filter((id): id is string => id !== null);

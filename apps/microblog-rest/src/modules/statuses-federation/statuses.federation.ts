@@ -30,6 +30,7 @@ import {
   wrapNote,
 } from './note-objects.js';
 import {
+  addressesPublic,
   parseRemoteNote,
   STATUS_OBJECT_TYPES,
   type RemoteAttachment,
@@ -1032,8 +1033,5 @@ function emptyLinks(): StatusLinks {
 
 /** A reblog is public unless Public is only in `cc` (unlisted). */
 function visibilityOfAnnounce(activity: Record<string, unknown>): 'public' | 'unlisted' {
-  const to = Array.isArray(activity.to) ? activity.to : [activity.to];
-  return to.some((id) => typeof id === 'string' && (id.endsWith('#Public') || id === 'as:Public'))
-    ? 'public'
-    : 'unlisted';
+  return addressesPublic(activity.to) ? 'public' : 'unlisted';
 }

@@ -395,7 +395,7 @@ export class StatusService {
 
   /** GET /source: the author's text, for editing. Errors: NotFound. */
   async source(id: string, viewerId: string | null): Promise<StatusRow> {
-    return (await this.visibleView(id, viewerId)).row;
+    return this.visibleRow(id, viewerId);
   }
 
   /** GET /context: visible ancestors (oldest first) and descendants (in thread order). */

@@ -82,6 +82,8 @@ export async function loadStatusViews(
                             WHERE r.id IN (SELECT id FROM wanted) AND r.reblog_of_id IS NOT NULL)`,
     { bind: [unique], type: QueryTypes.SELECT },
   );
+  // Statuses already gone (a reblog just removed): nothing more to read.
+  if (rows.length === 0) return result;
   const all = new Map(rows.map((row) => [row.id, row]));
   const allIds = [...all.keys()];
   const media = defineMediaAttachmentModel(sequelize);
