@@ -8,6 +8,8 @@ import { characterCount } from '../accounts/profile-text.js';
 import type { NewPoll } from '../polls/poll-params.js';
 import type { PollService } from '../polls/poll.service.js';
 import { STATUS_COLUMNS, visibleTo, type StatusRow, type Visibility } from './status.model.js';
+import { pageRows, pageSql } from '../../http/link-pagination.js';
+import type { PageRequest } from '../timelines/pagination.js';
 import { renderLinkedText, type LinkedText } from './linked-text.js';
 import { statusLength } from './status-text.js';
 import { loadStatusViews, type StatusView } from './views/status.view.js';
@@ -564,23 +566,21 @@ export class StatusService {
     kind: 'reblogs' | 'favourites',
     id: string,
     viewerId: string | null,
-    page: { maxId?: string | undefined; sinceId?: string | undefined; limit: number },
+    page: PageRequest,
   ): Promise<Array<{ accountId: string; cursor: string }>> {
     const row = await this.visibleRow(id, viewerId);
     const source =
       kind === 'reblogs'
         ? 'SELECT id, account_id FROM statuses WHERE reblog_of_id = $1 AND deleted_at IS NULL'
         : 'SELECT id, account_id FROM favourites WHERE status_id = $1';
+    const bind: unknown[] = [row.id];
+    const { where, tail } = pageSql('x.id', page, bind);
     const rows = await this.deps.sequelize.query<{ accountId: string; cursor: string }>(
       `SELECT x.account_id::text AS "accountId", x.id::text AS cursor FROM (${source}) x
-        WHERE ($2::bigint IS NULL OR x.id < $2) AND ($3::bigint IS NULL OR x.id > $3)
-        ORDER BY x.id DESC LIMIT $4`,
-      {
-        bind: [row.id, cursorOrNull(page.maxId), cursorOrNull(page.sinceId), page.limit],
-        type: QueryTypes.SELECT,
-      },
+        WHERE true${where}${tail}`,
+      { bind, type: QueryTypes.SELECT },
     );
-    return rows;
+    return pageRows(rows, page).items;
   }
 
   /** A status the viewer may see, as a row. Errors: NotFound (unknown, not a number, deleted, hidden). */
@@ -916,10 +916,6 @@ class IdempotentTwin extends Error {
   constructor(readonly statusId: string) {
     super('idempotent twin');
   }
-}
-
-function cursorOrNull(value: string | undefined): string | null {
-  return value !== undefined && isRowId(value) ? value : null;
 }
 
 /** The language of a text by tinyld (ISO 639-1), or null when it cannot tell (short texts). */

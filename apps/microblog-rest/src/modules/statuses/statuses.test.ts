@@ -178,6 +178,25 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     expect(after.body).to.include({ favourites_count: 1, favourited: true });
     const by = await rest<Json[]>(t.url, `/api/v1/statuses/${id}/favourited_by`);
     expect(by.body.map((a) => a.id)).to.deep.equal([bob.id]);
+    // Paged by the favourites, newest first, both ways along the Link header (§2.5).
+    await act(carol, id, 'favourite');
+    await act(alice, id, 'favourite');
+    const page = async (query: string) => {
+      const answer = await rest<Json[]>(t.url, `/api/v1/statuses/${id}/favourited_by?limit=1${query}`);
+      const link = answer.headers.get('link') ?? '';
+      const cursorOf = (rel: string) => new RegExp(`_id=(\\d+)[^>]*>; rel="${rel}"`).exec(link)?.[1];
+      return { ids: answer.body.map((a) => a.id), next: cursorOf('next'), prev: cursorOf('prev') };
+    };
+    const first = await page('');
+    expect(first.ids).to.deep.equal([alice.id]);
+    const second = await page(`&max_id=${first.next}`);
+    expect(second.ids).to.deep.equal([carol.id]);
+    const third = await page(`&max_id=${second.next}`);
+    expect(third.ids).to.deep.equal([bob.id]);
+    // min_id: the page right after the cursor, not the newest one.
+    expect((await page(`&min_id=${third.prev}`)).ids).to.deep.equal([carol.id]);
+    await act(carol, id, 'unfavourite');
+    await act(alice, id, 'unfavourite');
     const un = await act(bob, id, 'unfavourite');
     expect(un.body).to.include({ favourites_count: 0, favourited: false });
   });
