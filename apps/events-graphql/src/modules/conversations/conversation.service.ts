@@ -137,7 +137,6 @@ export class ConversationService {
       { authorId: input.actorId, attributedToId: null, text, language, eventId: event.id },
       participants,
       input.actorId,
-      false,
     );
   }
 
@@ -186,16 +185,6 @@ export class ConversationService {
     );
     await publishUnreadCount(this.options.pubsub, this.options.logger, [current.actorId]);
     return { ...current, unread: false };
-  }
-
-  /** Unread (and not hidden) conversations of profile `actorId`. */
-  async unreadCount(actorId: string): Promise<number> {
-    const [row] = await this.options.sequelize.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM conversation_participants
-        WHERE actor_id = :actorId AND unread AND NOT hidden`,
-      { type: QueryTypes.SELECT, replacements: { actorId } },
-    );
-    return row!.n;
   }
 
   /** Whether `user` acts as actor `actorId` (its profile, or a group one of its profiles moderates). */
@@ -261,12 +250,7 @@ export class ConversationService {
   }
 
   /** A new conversation between `participants` (the first message's writer among them), seen as `viewer`. */
-  private async start(
-    message: Message,
-    participants: string[],
-    viewer: string,
-    writerUnread = false,
-  ): Promise<ConversationRow> {
+  private async start(message: Message, participants: string[], viewer: string): Promise<ConversationRow> {
     const { conversationId, comment } = await this.options.sequelize.transaction(async (transaction) => {
       const [conversation] = await this.options.sequelize.query<{ id: string }>(
         'INSERT INTO conversations (event_id) VALUES (:eventId) RETURNING id::text AS id',
@@ -280,9 +264,9 @@ export class ConversationService {
       );
       await this.options.sequelize.query(
         `INSERT INTO conversation_participants (conversation_id, actor_id, unread)
-         SELECT :conversationId, actor_id, actor_id <> :viewer OR :writerUnread
+         SELECT :conversationId, actor_id, actor_id <> :viewer
            FROM unnest(ARRAY[:participants]::bigint[]) AS actor_id`,
-        { transaction, replacements: { conversationId, participants, viewer, writerUnread } },
+        { transaction, replacements: { conversationId, participants, viewer } },
       );
       return { conversationId, comment };
     });

@@ -258,15 +258,6 @@ export class GroupService {
     });
   }
 
-  /** A group's details row (any group, local or remote). */
-  async details(groupId: string, transaction?: Transaction): Promise<GroupDetails | null> {
-    const [row] = await this.options.sequelize.query<GroupDetails>(
-      `SELECT ${GROUP_DETAILS_COLUMNS} FROM group_details g WHERE g.actor_id = :id`,
-      { type: QueryTypes.SELECT, replacements: { id: groupId }, transaction },
-    );
-    return row ?? null;
-  }
-
   private async localGroup(groupId: string): Promise<Actor> {
     const group = await this.byId(groupId, false);
     if (!group.local) throw groupNotFound();

@@ -6,7 +6,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ActivityService } from '../activities/activity.service.js';
 import { commentLanguage } from '../comments/comment.service.js';
 import { detectLanguage } from '../events/event-language.js';
-import { setTagsOf, tagSlug } from '../events/event-tags.js';
+import { eventTags, setTagsOf } from '../events/event-tags.js';
 import type { MediaService, PictureChoice, StagedMedia } from '../media/media.service.js';
 import type { GroupRoles } from '../members/group-roles.js';
 import { isMemberRole } from '../members/member-row.js';
@@ -305,13 +305,10 @@ function postLanguage(given: string | null | undefined, title: string, body: str
 
 /** Tags as given, one per slug, the first spelling kept. */
 function postTags(given: ReadonlyArray<string | null>): Array<{ slug: string; title: string }> {
-  const bySlug = new Map<string, string>();
-  for (const raw of given) {
-    const title = (raw ?? '').trim();
-    const slug = tagSlug(title);
-    if (slug !== '' && !bySlug.has(slug)) bySlug.set(slug, title);
-  }
-  return [...bySlug].map(([slug, title]) => ({ slug, title }));
+  return eventTags(
+    given.filter((tag): tag is string => tag !== null),
+    '',
+  );
 }
 
 function field(name: string, message: string): BadInput {
