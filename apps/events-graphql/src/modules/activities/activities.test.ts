@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { MEMBERSHIP_MAIL_JOB } from '../members/member-mails.js';
 import { firstError, gql, ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
 import { groupFixture, withProfile, type GroupFixture } from './group-fixture.js';
@@ -294,6 +295,8 @@ describe('the group activity stream (issue 14 §8)', () => {
       }
     };
     const queriesOf = async (query: string) => {
+      // The membership e-mails of the fixture are jobs of this process: done before counting.
+      await server.ctx.queue.drain([MEMBERSHIP_MAIL_JOB]);
       let count = 0;
       server.ctx.sequelize.addHook('afterQuery', 'count-queries', () => {
         count += 1;

@@ -10,6 +10,7 @@ import {
   type GraphQLResponse,
 } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
+import { MEMBERSHIP_MAIL_JOB } from '../members/member-mails.js';
 import { CONVERSATION_MAIL_JOB } from './conversation-mails.js';
 import { CONVERSATION_DOCUMENTS as D } from './web-client-conversation-documents.js';
 
@@ -509,6 +510,8 @@ describe('conversations (issue 14 §9)', () => {
         'postPrivateMessage',
       );
     }
+    // E-mail jobs of this process would add their own statements: done before counting.
+    await server.ctx.queue.drain([CONVERSATION_MAIL_JOB, MEMBERSHIP_MAIL_JOB]);
     const statements: string[] = [];
     server.ctx.sequelize.addHook('afterQuery', 'count-conversation-statements', (_options, query) => {
       const { sql } = query as unknown as { sql?: string };

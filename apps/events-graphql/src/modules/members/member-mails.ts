@@ -3,6 +3,12 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 
 /** The digest of pending membership requests, sent at the end of an administrator's chosen period. */
 export const PENDING_MEMBERSHIPS_JOB = 'members.pending-digest';
+/** One membership's e-mails (an invitation, an approval, a request), sent by a worker, never by the request. */
+export const MEMBERSHIP_MAIL_JOB = 'members.mail';
+
+type MembershipMail =
+  | { kind: 'invited' | 'approved'; memberId: string }
+  | { kind: 'requested'; memberId: string; groupId: string };
 
 /** How long a digest waits, by `notificationPendingMembership` (DIRECT mails at once, NONE never). */
 const DIGEST_DELAY_SECONDS: Record<string, number> = {
@@ -30,21 +36,50 @@ interface MembershipFacts {
 /**
  * The e-mails of memberships: an invitation to the invited profile's user, the approval to the
  * member's, and a membership request to the group's administrators as each one's
- * `notificationPendingMembership` asks (at once, in a digest, or never). Sent after the change
- * committed; a failing mailer is logged and never undoes the change.
+ * `notificationPendingMembership` asks (at once, in a digest, or never). Queued after the change
+ * committed and sent by a worker (a job), so no request waits on the mailer.
  */
 export class MemberMails {
   constructor(private readonly options: MemberMailsOptions) {}
 
-  /** Runs the digests on worker roles. */
+  /** Runs the mails and the digests on worker roles. */
   async registerWorkers(): Promise<void> {
+    await this.options.queue.work<MembershipMail>(MEMBERSHIP_MAIL_JOB, async (job) => {
+      const mail = job.data;
+      if (mail.kind === 'requested') await this.sendRequested(mail.memberId, mail.groupId);
+      else if (mail.kind === 'invited') await this.sendInvited(mail.memberId);
+      else await this.sendApproved(mail.memberId);
+    });
     await this.options.queue.work<{ userId: string }>(PENDING_MEMBERSHIPS_JOB, async (job) => {
       await this.sendDigest(job.data.userId);
     });
   }
 
   /** To the invited profile's user. */
-  async invited(memberId: string): Promise<void> {
+  invited(memberId: string): Promise<void> {
+    return this.enqueue({ kind: 'invited', memberId });
+  }
+
+  /** To the member's user: a moderator approved the request. */
+  approved(memberId: string): Promise<void> {
+    return this.enqueue({ kind: 'approved', memberId });
+  }
+
+  /** To each administrator of the group: someone asks to join (at once, or a digest later). */
+  requested(memberId: string, groupId: string): Promise<void> {
+    return this.enqueue({ kind: 'requested', memberId, groupId });
+  }
+
+  /** Queued after the change committed; a queue that fails is logged and never undoes the change. */
+  private async enqueue(mail: MembershipMail): Promise<void> {
+    try {
+      await this.options.queue.send(MEMBERSHIP_MAIL_JOB, mail);
+    } catch (err) {
+      this.options.logger.error({ err, kind: mail.kind }, 'could not queue a membership e-mail');
+    }
+  }
+
+  private async sendInvited(memberId: string): Promise<void> {
     const facts = await this.facts(memberId);
     if (!facts?.email) return;
     const inviter = facts.inviterName ?? 'A moderator';
@@ -56,8 +91,7 @@ export class MemberMails {
     ]);
   }
 
-  /** To the member's user: a moderator approved the request. */
-  async approved(memberId: string): Promise<void> {
+  private async sendApproved(memberId: string): Promise<void> {
     const facts = await this.facts(memberId);
     if (!facts?.email) return;
     await this.send(facts.email, `Your membership request for group ${facts.groupName} has been approved`, [
@@ -67,8 +101,7 @@ export class MemberMails {
     ]);
   }
 
-  /** To each administrator of the group: someone asks to join (at once, or a digest later). */
-  async requested(memberId: string, groupId: string): Promise<void> {
+  private async sendRequested(memberId: string, groupId: string): Promise<void> {
     const facts = await this.facts(memberId);
     if (!facts) return;
     const administrators = await this.options.sequelize.query<{

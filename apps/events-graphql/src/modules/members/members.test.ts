@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Role } from '@agora/auth';
 import { readMailFolder } from '@agora/core/testing';
+import { MEMBERSHIP_MAIL_JOB } from './member-mails.js';
 import { QueryTypes } from 'sequelize';
 import {
   firstErrorFields,
@@ -85,6 +86,7 @@ describe('members (issue 14 §2)', () => {
   }
 
   async function mailsTo(email: string) {
+    await server.ctx.queue.drain([MEMBERSHIP_MAIL_JOB]);
     return (await readMailFolder(server.ctx.config.mail.dir)).filter((mail) => mail.to.includes(email));
   }
 
