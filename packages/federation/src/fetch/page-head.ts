@@ -145,3 +145,58 @@ export function decodeBody(body: Buffer, contentType: string): string {
     return new TextDecoder('utf-8').decode(body);
   }
 }
+
+export type OEmbedType = 'link' | 'photo' | 'video' | 'rich';
+
+/** The fields of an oEmbed document a preview uses, each as the document's text (numbers as text). */
+export interface OEmbedData {
+  type: OEmbedType;
+  title: string | null;
+  /** The photo itself for `photo`, else the thumbnail. */
+  image: string | null;
+  width: string | null;
+  height: string | null;
+  authorName: string | null;
+  authorUrl: string | null;
+  providerName: string | null;
+  providerUrl: string | null;
+  /** The player markup of `video` and `rich` documents, unsanitized: pass it through `playerHtml`. */
+  html: string | null;
+}
+
+/**
+ * An oEmbed document read as far as a preview needs it, or null when it is not an object, not of one of
+ * the `accepted` types, or a `photo` without its `url`.
+ */
+export function readOEmbed(document: unknown, accepted: readonly OEmbedType[]): OEmbedData | null {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return null;
+  const data = document as Record<string, unknown>;
+  const text = (key: string): string | null => {
+    const value = data[key];
+    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+  };
+  const type = accepted.find((known) => known === text('type'));
+  if (!type) return null;
+  if (type === 'photo' && !text('url')) return null;
+  return {
+    type,
+    title: text('title'),
+    image: type === 'photo' ? text('url') : text('thumbnail_url'),
+    width: text('width'),
+    height: text('height'),
+    authorName: text('author_name'),
+    authorUrl: text('author_url'),
+    providerName: text('provider_name'),
+    providerUrl: text('provider_url'),
+    html: type === 'video' || type === 'rich' ? text('html') : null,
+  };
+}
+
+const DIMENSION_LIMIT = 10_000;
+
+/** A width or height given as text (oEmbed, `og:image:width`): a whole number of 1 to 10,000, else null. */
+export function pageDimension(value: string | null | undefined): number | null {
+  if (!value || !/^\s*\d{1,6}\s*$/.test(value)) return null;
+  const number = Number(value);
+  return number > 0 && number <= DIMENSION_LIMIT ? number : null;
+}

@@ -3,10 +3,13 @@ import {
   absoluteUrl,
   decodeBody,
   FetchError,
+  pageDimension,
   plainText,
   playerHtml,
+  readOEmbed,
   readPageHead,
   type GuardedFetch,
+  type OEmbedData,
   type GuardedResponse,
 } from '@agora/federation';
 
@@ -43,7 +46,6 @@ export interface LinkPreviewOptions {
 }
 
 const TEXT_LIMITS = { title: 200, description: 1000, name: 200, type: 50 } as const;
-const DIMENSION_LIMIT = 10_000;
 const OEMBED_MAX_BYTES = 64 * 1024;
 const FAVICON_TIMEOUT_MS = 3000;
 
@@ -89,8 +91,8 @@ export class LinkPreviews {
           meta('og:image:secure_url', 'og:image:url', 'og:image', 'twitter:image', 'twitter:image:src'),
         base,
       ),
-      width: dimension(oembed?.width ?? meta('og:image:width')),
-      height: dimension(oembed?.height ?? meta('og:image:height')),
+      width: pageDimension(oembed?.width ?? meta('og:image:width')),
+      height: pageDimension(oembed?.height ?? meta('og:image:height')),
       authorName: plainText(oembed?.authorName ?? null, TEXT_LIMITS.name),
       authorUrl: absoluteUrl(oembed?.authorUrl ?? null, base),
       providerName: plainText(oembed?.providerName ?? meta('og:site_name'), TEXT_LIMITS.name),
@@ -122,12 +124,13 @@ export class LinkPreviews {
   }
 
   /** The oEmbed document of a page, or null when it has none we use (no type, `rich`, broken). */
-  private async oembed(url: string | null): Promise<OEmbed | null> {
+  private async oembed(url: string | null): Promise<OEmbedData | null> {
     if (!url) return null;
     try {
       const answer = await this.get(url, { accept: 'application/json' }, { maxBodyBytes: OEMBED_MAX_BYTES });
       if (!answer.ok) return null;
-      return readOEmbed(answer.json());
+      // The reference's filter: link, photo and video documents; `rich` and typeless ones are not used.
+      return readOEmbed(answer.json(), ['link', 'photo', 'video']);
     } catch {
       return null;
     }
@@ -152,44 +155,6 @@ export class LinkPreviews {
 
 function unknownResource(): BadInput {
   return new BadInput(PREVIEW_MESSAGES.unknown, { code: 'unknown_resource', malformed: true });
-}
-
-interface OEmbed {
-  type: string;
-  title: string | null;
-  image: string | null;
-  width: string | null;
-  height: string | null;
-  authorName: string | null;
-  authorUrl: string | null;
-  providerName: string | null;
-  providerUrl: string | null;
-  html: string | null;
-}
-
-/** The reference's oEmbed filter: link and photo and video documents; `rich` and typeless ones are not used. */
-function readOEmbed(document: unknown): OEmbed | null {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) return null;
-  const data = document as Record<string, unknown>;
-  const text = (key: string): string | null => {
-    const value = data[key];
-    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
-  };
-  const type = text('type');
-  if (type !== 'link' && type !== 'photo' && type !== 'video') return null;
-  if (type === 'photo' && !text('url')) return null;
-  return {
-    type,
-    title: text('title'),
-    image: type === 'photo' ? text('url') : text('thumbnail_url'),
-    width: text('width'),
-    height: text('height'),
-    authorName: text('author_name'),
-    authorUrl: text('author_url'),
-    providerName: text('provider_name'),
-    providerUrl: text('provider_url'),
-    html: type === 'video' ? text('html') : null,
-  };
 }
 
 /** A file that is not a page: its name (Content-Disposition, else the URL's last segment), its URL if an image. */
@@ -222,10 +187,4 @@ function safeDecode(value: string): string {
   } catch {
     return value;
   }
-}
-
-function dimension(value: string | null | undefined): number | null {
-  if (!value || !/^\s*\d{1,6}\s*$/.test(value)) return null;
-  const number = Number(value);
-  return number > 0 && number <= DIMENSION_LIMIT ? number : null;
 }

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
-import { readPageHead } from '@agora/federation';
-import { cardFromPage, firstLink, readOEmbed } from './card-page.js';
+import { readOEmbed, readPageHead, type OEmbedType } from '@agora/federation';
+import { cardFromPage, firstLink } from './card-page.js';
+
+const CARD_TYPES: OEmbedType[] = ['link', 'photo', 'video', 'rich'];
 
 // The card parser's pure parts (issue 16 §3; the page reading shared with events is tested in
 // @agora/federation); the HTTP behaviour is in preview-cards.test.ts.
@@ -25,12 +27,15 @@ describe('preview card parser', () => {
     const card = cardFromPage('https://p.example/a', head, null)!;
     expect(card).to.include({ title: 'TW', description: 'D', type: 'link', language: 'de' });
     expect(card.imageRemoteUrl).to.equal('https://p.example/i.png');
-    const oembed = readOEmbed({
-      type: 'photo',
-      url: 'https://p.example/full.jpg',
-      title: 'Photo',
-      width: 10,
-    });
+    const oembed = readOEmbed(
+      {
+        type: 'photo',
+        url: 'https://p.example/full.jpg',
+        title: 'Photo',
+        width: 10,
+      },
+      CARD_TYPES,
+    );
     expect(cardFromPage('https://p.example/a', head, oembed)).to.include({
       type: 'photo',
       title: 'Photo',
@@ -38,7 +43,7 @@ describe('preview card parser', () => {
       width: 10,
     });
     expect(cardFromPage('https://p.example/a', readPageHead('<p>nothing</p>'), null)).to.equal(null);
-    expect(readOEmbed({ type: 'unknown' })).to.equal(null);
-    expect(readOEmbed([1])).to.equal(null);
+    expect(readOEmbed({ type: 'unknown' }, CARD_TYPES)).to.equal(null);
+    expect(readOEmbed([1], CARD_TYPES)).to.equal(null);
   });
 });

@@ -1,4 +1,11 @@
-import { absoluteUrl, plainText, playerHtml, type PageHead } from '@agora/federation';
+import {
+  absoluteUrl,
+  pageDimension,
+  plainText,
+  playerHtml,
+  type OEmbedData,
+  type PageHead,
+} from '@agora/federation';
 import { Parser } from 'htmlparser2';
 
 /**
@@ -25,46 +32,6 @@ export interface CardData {
 }
 
 export const TEXT_LIMITS = { title: 200, description: 1000, name: 200 } as const;
-const DIMENSION_LIMIT = 10_000;
-
-/** The oEmbed fields a card uses; `rich` documents give no html (Mastodon keeps iframes of video ones only). */
-export interface OEmbedData {
-  type: 'link' | 'photo' | 'video' | 'rich';
-  title: string | null;
-  image: string | null;
-  width: string | null;
-  height: string | null;
-  authorName: string | null;
-  authorUrl: string | null;
-  providerName: string | null;
-  providerUrl: string | null;
-  html: string | null;
-}
-
-export function readOEmbed(document: unknown): OEmbedData | null {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) return null;
-  const data = document as Record<string, unknown>;
-  const text = (key: string): string | null => {
-    const value = data[key];
-    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
-  };
-  const type = text('type');
-  if (type !== 'link' && type !== 'photo' && type !== 'video' && type !== 'rich') return null;
-  if (type === 'photo' && !text('url')) return null;
-  return {
-    type,
-    title: text('title'),
-    image: type === 'photo' ? text('url') : text('thumbnail_url'),
-    width: text('width'),
-    height: text('height'),
-    authorName: text('author_name'),
-    authorUrl: text('author_url'),
-    providerName: text('provider_name'),
-    providerUrl: text('provider_url'),
-    html: type === 'video' || type === 'rich' ? text('html') : null,
-  };
-}
-
 /** The card of a page from its head and (when discovered) its oEmbed document. Null: nothing worth a card. */
 export function cardFromPage(pageUrl: string, head: PageHead, oembed: OEmbedData | null): CardData | null {
   const meta = (...names: string[]) => names.map((name) => head.meta.get(name)).find(Boolean) ?? null;
@@ -90,8 +57,8 @@ export function cardFromPage(pageUrl: string, head: PageHead, oembed: OEmbedData
     providerName: plainText(oembed?.providerName ?? meta('og:site_name'), TEXT_LIMITS.name) ?? '',
     providerUrl: absoluteUrl(oembed?.providerUrl ?? null, pageUrl) ?? '',
     html: type === 'video' || type === 'rich' ? (player ?? '') : '',
-    width: dimension(oembed?.width ?? meta('og:image:width')),
-    height: dimension(oembed?.height ?? meta('og:image:height')),
+    width: pageDimension(oembed?.width ?? meta('og:image:width')) ?? 0,
+    height: pageDimension(oembed?.height ?? meta('og:image:height')) ?? 0,
     embedUrl: type === 'photo' ? (absoluteUrl(oembed?.image ?? null, pageUrl) ?? '') : '',
     imageRemoteUrl: absoluteUrl(
       oembed?.image ??
@@ -101,12 +68,6 @@ export function cardFromPage(pageUrl: string, head: PageHead, oembed: OEmbedData
     language: /^[a-z]{2}$/.test(language) ? language : null,
     publishedAt,
   };
-}
-
-function dimension(value: string | null | undefined): number {
-  if (!value || !/^\s*\d{1,6}\s*$/.test(value)) return 0;
-  const number = Number(value);
-  return number > 0 && number <= DIMENSION_LIMIT ? number : 0;
 }
 
 /**

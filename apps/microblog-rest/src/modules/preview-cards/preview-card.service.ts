@@ -4,13 +4,15 @@ import {
   absoluteUrl,
   decodeBody,
   FetchError,
+  readOEmbed,
   readPageHead,
   type GuardedFetch,
+  type OEmbedData,
   type GuardedResponse,
 } from '@agora/federation';
 import type { RemoteMediaFile, RemoteMediaKind } from '@agora/media';
 import type { StatusListener } from '../statuses/status.service.js';
-import { cardFromPage, firstLink, readOEmbed, type CardData, type OEmbedData } from './card-page.js';
+import { cardFromPage, firstLink, type CardData } from './card-page.js';
 
 /** The job that reads a status's first link and links its card (after the status is posted or edited). */
 export const FETCH_PREVIEW_CARD_JOB = 'microblog.preview-card';
@@ -191,7 +193,7 @@ export class PreviewCardService {
     const answer = await this.get(url, 'application/json', OEMBED_MAX_BYTES);
     if (!answer?.ok) return null;
     try {
-      return readOEmbed(answer.json());
+      return readOEmbed(answer.json(), ['link', 'photo', 'video', 'rich']);
     } catch {
       return null;
     }
