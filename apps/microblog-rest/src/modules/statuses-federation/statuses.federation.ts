@@ -18,6 +18,7 @@ import type { PollService } from '../polls/poll.service.js';
 import type { StatusRow } from '../statuses/status.model.js';
 import { STATUS_COLUMNS } from '../statuses/status.model.js';
 import { FAN_OUT_JOB, type StatusListener, type StatusService } from '../statuses/status.service.js';
+import { saveStatusEntities, saveStatusVersion } from '../statuses/status-writes.js';
 import {
   addressing,
   announceActivity,
@@ -546,7 +547,7 @@ export class StatusFederation {
         },
       );
       if (!inserted) return null;
-      await this.saveEntities(inserted.id, mentioned, values.tags, transaction);
+      await saveStatusEntities(sequelize, inserted.id, mentioned, values.tags.slice(0, 50), transaction);
       await this.saveAttachments(inserted.id, author.id, values.attachments, transaction);
       if (values.poll) await this.savePoll(inserted.id, author.id, values.poll, transaction);
       return inserted.id;
@@ -578,7 +579,8 @@ export class StatusFederation {
         { bind: [row.id], type: QueryTypes.SELECT, transaction },
       );
       // As local edits: the first keeps the original as version one, then each version is kept.
-      if ((versions[0]?.n ?? 0) === 0) await this.saveVersion(row, row.createdAt, transaction);
+      if ((versions[0]?.n ?? 0) === 0)
+        await saveStatusVersion(sequelize, row, [], row.createdAt, transaction);
       await sequelize.query(
         `UPDATE statuses SET content = $2, spoiler_text = $3, sensitive = $4, language = $5,
                 edited_at = $6, has_media = $7, updated_at = now() WHERE id = $1`,
@@ -601,14 +603,16 @@ export class StatusFederation {
         transaction,
       });
       const mentioned = await this.actorIdsByUri(values.mentionUris, transaction);
-      await this.saveEntities(row.id, mentioned, values.tags, transaction);
+      await saveStatusEntities(sequelize, row.id, mentioned, values.tags.slice(0, 50), transaction);
       await sequelize.query('DELETE FROM media_attachments WHERE status_id = $1', {
         bind: [row.id],
         transaction,
       });
       await this.saveAttachments(row.id, signer.id, values.attachments, transaction);
-      await this.saveVersion(
+      await saveStatusVersion(
+        sequelize,
         { ...row, content: values.content, spoilerText: values.spoilerText, sensitive: values.sensitive },
+        [],
         new Date(),
         transaction,
       );
@@ -834,33 +838,6 @@ export class StatusFederation {
     return rows.map((row) => row.id);
   }
 
-  private async saveEntities(
-    statusId: string,
-    mentionIds: readonly string[],
-    tags: readonly string[],
-    transaction: Transaction,
-  ): Promise<void> {
-    const { sequelize } = this.options;
-    if (mentionIds.length > 0) {
-      await sequelize.query(
-        'INSERT INTO mentions (status_id, account_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING',
-        { bind: [statusId, mentionIds], transaction },
-      );
-    }
-    if (tags.length > 0) {
-      const names = tags.slice(0, 50);
-      await sequelize.query(
-        'INSERT INTO tags (name) SELECT unnest($1::text[]) ON CONFLICT ((lower(name))) DO NOTHING',
-        { bind: [names], transaction },
-      );
-      await sequelize.query(
-        `INSERT INTO statuses_tags (status_id, tag_id)
-         SELECT $1, t.id FROM tags t WHERE lower(t.name) = ANY($2::text[]) ON CONFLICT DO NOTHING`,
-        { bind: [statusId, names.map((name) => name.toLowerCase())], transaction },
-      );
-    }
-  }
-
   /** A remote poll's options and counts, as its author's server tells them (it counts the votes). */
   private async savePoll(
     statusId: string,
@@ -989,31 +966,6 @@ export class StatusFederation {
          FROM jsonb_to_recordset($3::jsonb)
               AS a(type text, "remoteUrl" text, "contentType" text, description text, blurhash text, meta jsonb)`,
       { bind: [accountId, statusId, JSON.stringify(attachments)], transaction },
-    );
-  }
-
-  private async saveVersion(
-    row: Pick<StatusRow, 'id' | 'accountId' | 'text' | 'content' | 'spoilerText' | 'sensitive' | 'language'>,
-    at: Date,
-    transaction: Transaction,
-  ): Promise<void> {
-    await this.options.sequelize.query(
-      `INSERT INTO status_edits (status_id, account_id, text, content, spoiler_text, sensitive, language,
-                                 media_attachment_ids, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, '{}'::bigint[], $8)`,
-      {
-        bind: [
-          row.id,
-          row.accountId,
-          row.text,
-          row.content,
-          row.spoilerText,
-          row.sensitive,
-          row.language,
-          at,
-        ],
-        transaction,
-      },
     );
   }
 

@@ -7,6 +7,7 @@ import type { RemoteAccountImages } from '../accounts/account.service.js';
 import { characterCount } from '../accounts/profile-text.js';
 import type { NewPoll } from '../polls/poll-params.js';
 import type { PollService } from '../polls/poll.service.js';
+import { saveStatusEntities, saveStatusVersion } from './status-writes.js';
 import { STATUS_COLUMNS, visibleTo, type StatusRow, type Visibility } from './status.model.js';
 import { pageRows, pageSql } from '../../http/link-pagination.js';
 import type { PageRequest } from '../timelines/pagination.js';
@@ -200,7 +201,7 @@ export class StatusService {
         );
         await this.attachMedia(id, author.id, mediaIds, transaction, input.scheduledStatusId);
         if (input.poll) await this.deps.polls.insert(id, author.id, input.poll, transaction);
-        await this.saveEntities(id, rendered, transaction);
+        await saveStatusEntities(this.deps.sequelize, id, rendered.mentionIds, rendered.tags, transaction);
         // The author sees their status at once; followers' feeds are the job's.
         await sequelize.query('INSERT INTO home_feed (account_id, status_id) VALUES ($1, $2)', {
           bind: [author.id, id],
@@ -320,7 +321,7 @@ export class StatusService {
       );
       // The first edit keeps the original as version one.
       if ((versions[0]?.n ?? 0) === 0) {
-        await this.saveVersion(row, currentMedia, row.createdAt, transaction);
+        await saveStatusVersion(this.deps.sequelize, row, currentMedia, row.createdAt, transaction);
       }
       await sequelize.query(
         `UPDATE statuses SET text = $2, content = $3, spoiler_text = $4, sensitive = $5, language = $6,
@@ -348,10 +349,10 @@ export class StatusService {
         bind: [row.id],
         transaction,
       });
-      await this.saveEntities(row.id, rendered, transaction);
+      await saveStatusEntities(this.deps.sequelize, row.id, rendered.mentionIds, rendered.tags, transaction);
       await this.deps.polls.replace(row.id, author.id, input.poll ?? null, transaction);
       const edited = { ...row, text, content: rendered.html, spoilerText, sensitive, language };
-      await this.saveVersion(edited, mediaIds, new Date(), transaction);
+      await saveStatusVersion(this.deps.sequelize, edited, mediaIds, new Date(), transaction);
     });
     if (input.poll) await this.deps.polls.scheduleClose(row.id);
     for (const listener of this.listeners) await listener.edited?.(row.id);
@@ -800,31 +801,6 @@ export class StatusService {
     return renderLinkedText(text, this.deps);
   }
 
-  private async saveEntities(
-    statusId: string,
-    rendered: { mentionIds: string[]; tags: string[] },
-    transaction: Transaction,
-  ): Promise<void> {
-    const { sequelize } = this.deps;
-    if (rendered.mentionIds.length > 0) {
-      await sequelize.query(
-        `INSERT INTO mentions (status_id, account_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING`,
-        { bind: [statusId, rendered.mentionIds], transaction },
-      );
-    }
-    if (rendered.tags.length > 0) {
-      await sequelize.query(
-        `INSERT INTO tags (name) SELECT unnest($1::text[]) ON CONFLICT ((lower(name))) DO NOTHING`,
-        { bind: [rendered.tags], transaction },
-      );
-      await sequelize.query(
-        `INSERT INTO statuses_tags (status_id, tag_id)
-         SELECT $1, t.id FROM tags t WHERE lower(t.name) = ANY($2::text[]) ON CONFLICT DO NOTHING`,
-        { bind: [statusId, rendered.tags.map((tag) => tag.toLowerCase())], transaction },
-      );
-    }
-  }
-
   /** Attaches the author's own finished, unattached uploads. Errors: BadInput naming what was refused. */
   private async attachMedia(
     statusId: string,
@@ -881,33 +857,6 @@ export class StatusService {
       { bind: [statusId], type: QueryTypes.SELECT },
     );
     return rows.map((row) => row.id);
-  }
-
-  private async saveVersion(
-    row: Pick<StatusRow, 'id' | 'accountId' | 'text' | 'content' | 'spoilerText' | 'sensitive' | 'language'>,
-    mediaIds: string[],
-    at: Date,
-    transaction: Transaction,
-  ): Promise<void> {
-    await this.deps.sequelize.query(
-      `INSERT INTO status_edits (status_id, account_id, text, content, spoiler_text, sensitive, language,
-                                 media_attachment_ids, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::bigint[], $9)`,
-      {
-        bind: [
-          row.id,
-          row.accountId,
-          row.text,
-          row.content,
-          row.spoilerText,
-          row.sensitive,
-          row.language,
-          mediaIds,
-          at,
-        ],
-        transaction,
-      },
-    );
   }
 }
 
