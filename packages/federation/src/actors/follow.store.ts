@@ -131,16 +131,15 @@ export class FollowStore {
     return existing ? toFollow(existing) : null;
   }
 
-  /** Ends the relation (unfollow, reject, undo); returns the relation that existed, if any. */
-  async remove(
-    actorId: string,
-    targetActorId: string,
-    options: { transaction?: Transaction } = {},
-  ): Promise<Follow | null> {
+  /**
+   * Ends the relation (unfollow, reject, undo); returns the relation that existed, if any. Its own
+   * statement, never part of a caller's transaction: listeners hear of the removal once it committed.
+   */
+  async remove(actorId: string, targetActorId: string): Promise<Follow | null> {
     if (!isActorId(actorId) || !isActorId(targetActorId)) return null;
     const rows = await this.sequelize.query<FollowFields>(
       `DELETE FROM follows WHERE actor_id = $1 AND target_actor_id = $2 RETURNING ${COLUMNS}`,
-      { bind: [actorId, targetActorId], type: QueryTypes.SELECT, transaction: options.transaction },
+      { bind: [actorId, targetActorId], type: QueryTypes.SELECT },
     );
     const removed = rows[0] ? toFollow(rows[0]) : null;
     if (removed) await this.tell(removed.accepted ? 'removed' : 'withdrawn', removed);
