@@ -248,6 +248,29 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
       expect(await roleOf(group, gus.uri)).to.equal(null);
     });
 
+    it('a remote moderator’s Accept of a request is taken as its approval; a plain member’s is not', async () => {
+      const group = await newGroup('MODERATED');
+      const mod = remote.addActor('mod');
+      const plain = remote.addActor('plain');
+      const kim = remote.addActor('kim');
+      for (const actor of [mod, plain]) {
+        await send(actor, joinOf(actor, group));
+        const row = (await membersOf(group)).find((member) => member.actor.url === actor.uri)!;
+        ok(await gql(server, APPROVE, { token: admin.token, variables: { m: row.id } }), 'approveMember');
+      }
+      const modRow = (await membersOf(group)).find((member) => member.actor.url === mod.uri)!;
+      ok(
+        await gql(server, UPDATE, { token: admin.token, variables: { m: modRow.id, role: 'MODERATOR' } }),
+        'updateMember',
+      );
+      const join = joinOf(kim, group);
+      await send(kim, join);
+      await send(plain, { id: nextId(plain, 'accept'), type: 'Accept', actor: plain.uri, object: join.id });
+      expect(await roleOf(group, kim.uri)).to.equal('NOT_APPROVED');
+      await send(mod, { id: nextId(mod, 'accept'), type: 'Accept', actor: mod.uri, object: join.id });
+      expect(await roleOf(group, kim.uri)).to.equal('MEMBER');
+    });
+
     it('cannot Remove another member or raise itself unless the rules let it: refused, nothing changed', async () => {
       const group = await newGroup('OPEN');
       const hal = remote.addActor('hal');
@@ -334,6 +357,52 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
       const leave = received('Leave', (body) => body.actor === person.url && body.object === club.actor.uri);
       expect(leave).to.have.length(1);
       expect(leave[0]!.verified).to.equal(true);
+    });
+
+    it('as the remote group’s moderator, approves a request there: the Accept goes to the group', async () => {
+      const person = await newProfile();
+      const club = await remoteGroup('club5');
+      ok(await gql(server, JOIN, { token: person.token, variables: { g: club.id } }), 'joinGroup');
+      await drain();
+      const [join] = received('Join', (body) => body.actor === person.url && body.object === club.actor.uri);
+      await send(club.actor, {
+        id: nextId(club.actor, 'accept'),
+        type: 'Accept',
+        actor: club.actor.uri,
+        object: {
+          type: 'Member',
+          id: join!.body.id,
+          actor: person.url,
+          object: club.actor.uri,
+          role: 'moderator',
+        },
+      });
+      expect((await membershipsOf(person))[0]?.role).to.equal('MODERATOR');
+      // A remote person asks the remote group; its instance tells the group's members (us) of the request.
+      const lee = remote.addActor('lee');
+      const leeJoin = nextId(lee, 'join');
+      const [groupRow] = await server.ctx.sequelize.query<{ id: string }>(
+        `INSERT INTO members (uuid, url, parent_id, actor_id, role)
+         VALUES (gen_random_uuid(), :url, :g, (SELECT id FROM actors WHERE uri = :lee), 'NOT_APPROVED') RETURNING id::text`,
+        {
+          type: QueryTypes.SELECT,
+          replacements: {
+            url: leeJoin,
+            g: club.id,
+            lee: (await server.ctx.federation.remoteActors.resolve(lee.uri)).uri,
+          },
+        },
+      );
+      ok(
+        await gql(server, APPROVE, { token: person.token, variables: { m: groupRow!.id } }),
+        'approveMember',
+      );
+      await drain();
+      const accept = received('Accept', (body) => objectOf(body)?.id === leeJoin);
+      expect(accept).to.have.length(1);
+      expect(accept[0]!.verified).to.equal(true);
+      expect(accept[0]!.body.actor).to.equal(person.url);
+      expect(accept[0]!.path).to.match(/club5\/inbox$|^\/inbox$/);
     });
 
     it('is removed by the group’s own instance, but not by a stranger’s word', async () => {

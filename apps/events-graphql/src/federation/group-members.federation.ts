@@ -69,11 +69,24 @@ export class GroupMemberFederation {
             await this.answerJoin('Accept', member, group, person);
           }
         }),
-      decided: (member, approved) =>
+      decided: (member, approved, moderator) =>
         this.safely('membership decision', async () => {
           const { group, person } = await this.partiesOf(member);
-          if (group?.local && person && !person.local) {
+          if (!group || !person) return;
+          if (group.local && !person.local) {
             await this.answerJoin(approved ? 'Accept' : 'Reject', member, group, person);
+          } else if (!group.local && moderator.local) {
+            // A local moderator of a remote group: the group's instance decides, told as the reference tells it.
+            const type = approved ? 'Accept' : 'Reject';
+            await this.send(moderator, [group.id], {
+              id: `${this.options.publicUrl}/${type.toLowerCase()}/join/${member.id}`,
+              type,
+              actor: moderator.uri,
+              object: memberObject(member, person, group),
+              attributedTo: group.uri,
+              to: [group.uri],
+              cc: [],
+            });
           }
         }),
       left: (member) =>
@@ -92,10 +105,11 @@ export class GroupMemberFederation {
       invited: (member) =>
         this.safely('invitation', async () => {
           const { group, person } = await this.partiesOf(member);
-          if (!group?.local || !person || person.local || !member.invitedById) return;
+          if (!group || !person || !member.invitedById || (group.local && person.local)) return;
           const inviter = await this.options.actors.findById(member.invitedById);
           if (!inviter?.local) return;
-          await this.send(inviter, [person.id], {
+          const recipients = [person, group].filter((actor) => !actor.local).map((actor) => actor.id);
+          await this.send(inviter, recipients, {
             id: member.url,
             type: 'Invite',
             actor: inviter.uri,
@@ -124,7 +138,7 @@ export class GroupMemberFederation {
       updated: (member, moderator) =>
         this.safely('member update', async () => {
           const { group, person } = await this.partiesOf(member);
-          if (!group?.local || !person) return;
+          if (!group || !person || (!group.local && !moderator.local)) return;
           const sender = moderator.local ? moderator : group;
           await this.send(sender, await this.audienceOf(group, person), {
             id: `${this.options.publicUrl}/update/member/${member.id}/${randomUUID()}`,
@@ -139,7 +153,7 @@ export class GroupMemberFederation {
       removed: (member, moderator) =>
         this.safely('member removal', async () => {
           const { group, person } = await this.partiesOf(member);
-          if (!group?.local || !person) return;
+          if (!group || !person || (!group.local && !moderator.local)) return;
           const sender = moderator.local ? moderator : group;
           await this.send(sender, await this.audienceOf(group, person), {
             id: `${this.options.publicUrl}/remove/member/${member.id}/${randomUUID()}`,
@@ -168,8 +182,12 @@ export class GroupMemberFederation {
     });
   }
 
-  /** Who hears of a change to `person`'s membership of a local group: it, when remote, and the group's remote members. */
+  /**
+   * Who hears of a change to `person`'s membership: of a local group, the person when remote and the
+   * group's remote members; of a remote group, the group (its instance decides) and the person when remote.
+   */
   private async audienceOf(group: Actor, person: Actor): Promise<string[]> {
+    if (!group.local) return [group.id, ...(person.local ? [] : [person.id])];
     const rows = await this.options.sequelize.query<{ actorId: string }>(
       `SELECT m.actor_id::text AS "actorId" FROM members m JOIN actors a ON a.id = m.actor_id
         WHERE m.parent_id = :groupId AND m.role IN (:roles) AND a.domain IS NOT NULL`,
@@ -261,10 +279,18 @@ export class GroupMemberFederation {
       await this.refusable('invitation answer', () =>
         members.answerInvitationOf(signer, member.id, accepted),
       );
+    } else if (group.local && member.role === 'NOT_APPROVED' && member.actorId !== signer.id) {
+      // A remote moderator of a local group deciding a request: the member service checks that it moderates.
+      await this.refusable('membership decision', () =>
+        accepted ? members.approve(signer, member.id) : members.reject(signer, member.id),
+      );
     }
   }
 
-  /** A remote group's Invite of a local person (only from the group's own instance). */
+  /**
+   * An Invite: of a local person to a remote group (only from the group's own instance), or of anyone
+   * to a local group by a remote moderator (the member service checks that it may invite).
+   */
   private async receiveInvite({ activity, signer }: InboxContext, members: MemberService): Promise<void> {
     const groupUri = idOf(activity.object);
     const targetUri = idOf(activity.target);
@@ -273,8 +299,14 @@ export class GroupMemberFederation {
       this.options.actors.findByUri(groupUri),
       this.options.actors.findByUri(targetUri),
     ]);
-    if (!group || group.local || group.type !== 'Group' || !speaksFor(signer, group)) return;
-    if (!person?.local || person.type !== 'Person' || person.suspended) return;
+    if (!group || group.type !== 'Group' || group.suspended) return;
+    if (!person || person.type !== 'Person' || person.suspended) return;
+    if (group.local) {
+      const address = person.local ? person.username : `${person.username}@${person.domain}`;
+      await this.refusable('invitation', () => members.invite(signer, group.id, address));
+      return;
+    }
+    if (!person.local || !speaksFor(signer, group)) return;
     const id = typeof activity.id === 'string' && sameOrigin(activity.id, group.uri) ? activity.id : null;
     await members.recordGroupDecision(group, person, {
       kind: 'invited',

@@ -70,7 +70,7 @@ export interface MemberHooks {
   /** The invited profile accepted (MEMBER) or declined (REJECTED, the row gone). */
   invitationAnswered(member: MemberRow, accepted: boolean): Promise<void>;
   /** A moderator approved (MEMBER) or rejected (REJECTED) a request. */
-  decided(member: MemberRow, approved: boolean): Promise<void>;
+  decided(member: MemberRow, approved: boolean, moderator: Actor): Promise<void>;
   /** A moderator changed the member's role. */
   updated(member: MemberRow, moderator: Actor): Promise<void>;
   /** A moderator removed the member (REJECTED when excluded, else the row gone). */
@@ -277,7 +277,7 @@ export class MemberService {
     });
     await this.changed(member);
     await this.options.mails.approved(member.id);
-    await this.options.hooks?.decided(member, true);
+    await this.options.hooks?.decided(member, true, actor);
     return member;
   }
 
@@ -290,7 +290,7 @@ export class MemberService {
       await this.activity('member_rejected', rejected, actor.id, transaction);
       return rejected;
     });
-    await this.options.hooks?.decided(member, false);
+    await this.options.hooks?.decided(member, false, actor);
     return member;
   }
 
