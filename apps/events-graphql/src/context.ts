@@ -16,6 +16,9 @@ import type { EventsConfig } from './config/config.js';
 import { eventsActorUrls } from './federation/actor-urls.js';
 import { EventFederation } from './federation/events.federation.js';
 import { eventsFederation } from './federation/federation.js';
+import type { GroupCollectionSource } from './federation/group-collection-source.js';
+import { groupMembershipCollections } from './federation/group-collections.js';
+import { GroupMemberFederation } from './federation/group-members.federation.js';
 import { maintenanceJobs } from './jobs/maintenance.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
 import { InstanceConfigService } from './modules/config/config.service.js';
@@ -85,6 +88,10 @@ export interface AppServices {
   federation: Federation;
   /** Events, comments and participation over ActivityPub (Event, Note, Join/Accept/Reject/Leave). */
   eventFederation: EventFederation;
+  /** Group memberships over ActivityPub (Join, Leave, Accept, Reject, Invite, Remove, Update of Member). */
+  groupMemberFederation: GroupMemberFederation;
+  /** The sources of a group's ActivityPub collections (`/@group/<name>`), one per kind of content. */
+  groupCollections: readonly GroupCollectionSource[];
   /** Profiles: the Person actors owned by local users. */
   persons: PersonService;
   /** Events organized by profiles: their rules, reads and listing. */
@@ -298,6 +305,9 @@ export const AppContext = {
         instanceName: () => instanceConfig.settings().instanceName,
         logger,
       });
+    const groupMemberFederation =
+      overrides.groupMemberFederation ??
+      new GroupMemberFederation({ sequelize, actors, federation, logger, publicUrl: config.http.publicUrl });
     const members =
       overrides.members ??
       new MemberService({
@@ -309,7 +319,14 @@ export const AppContext = {
         activities,
         publicUrl: config.http.publicUrl,
         domain: config.http.domain,
+        hooks: groupMemberFederation.memberHooks(),
       });
+    // Remote joins, answers, invitations, removals and role updates of groups (ADR 0041).
+    if (!overrides.groupMemberFederation) groupMemberFederation.registerInbox(members);
+    // One line per module that owns a kind of group content (posts, discussions, resources, todos).
+    const groupCollections = overrides.groupCollections ?? [
+      ...groupMembershipCollections(sequelize, eventFederation, config.http.publicUrl),
+    ];
     const conversationMails =
       overrides.conversationMails ??
       new ConversationMails({
@@ -352,6 +369,8 @@ export const AppContext = {
       actors,
       federation,
       eventFederation,
+      groupMemberFederation,
+      groupCollections,
       persons,
       events:
         overrides.events ??

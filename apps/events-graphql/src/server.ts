@@ -5,6 +5,7 @@ import { closeHttp, createHttpServer, listenHttp, readTlsCredentials } from '@ag
 import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { nodeInfoRouter } from './federation/nodeinfo.js';
+import { groupFederationRouter } from './federation/group-collections.js';
 import { eventObjectsRouter } from './federation/object-routes.js';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
@@ -75,6 +76,16 @@ export function createServer(ctx: AppContext): AppServer {
   app.use(nodeInfoRouter(ctx));
   // `/events/:uuid` and `/comments/:uuid`: ActivityPub objects by content negotiation.
   app.use(eventObjectsRouter(ctx));
+  // A group's collections (`/@group/members`, …) and memberships (`/member/:uuid`), for ActivityPub clients.
+  app.use(
+    groupFederationRouter({
+      sources: ctx.groupCollections,
+      memberFederation: ctx.groupMemberFederation,
+      actors: ctx.actors,
+      federation: ctx.federation,
+      sequelize: ctx.sequelize,
+    }),
+  );
   app.use((_req, res) => sendHttpError(res, 404, 'not_found', 'Not found'));
   const lastResort: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     logger.error({ err: error, method: req.method, path: req.path }, 'request failed');

@@ -99,6 +99,7 @@ export function createApp(ctx: AppContext): express.Express {
     statusesFederationRouter({
       statusFederation: ctx.statusFederation,
       actors: ctx.actors,
+      federation: ctx.federation,
       publicUrl: ctx.config.http.publicUrl,
     }),
   );

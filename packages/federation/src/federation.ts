@@ -22,6 +22,7 @@ import { Inbox } from './inbox/inbox.js';
 import type { DeliverPort } from './inbox/inbox.types.js';
 import { DomainBlocks } from './moderation/domain-blocks.js';
 import { sanitizeRemoteHtml } from './sanitize/index.js';
+import { verifyRequest } from './signatures/index.js';
 
 const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 
@@ -341,6 +342,28 @@ export class Federation {
     const [sender, recipient] = await Promise.all([actors.findById(senderId), actors.findById(recipientId)]);
     if (!sender?.local || !recipient || recipient.local || !recipient.inboxUrl) return;
     await this.deliver(build(sender, recipient), { senderActorId: sender.id, inboxes: [recipient.inboxUrl] });
+  }
+
+  /**
+   * The actor whose key signed a GET (authorized fetch), or null when it is unsigned, does not verify
+   * or is suspended. Keys are resolved (and remote actors stored) through the package's resolver.
+   */
+  async signedFetcher(request: {
+    method: string;
+    url: string;
+    headers: Record<string, string | string[] | undefined>;
+  }): Promise<Actor | null> {
+    if (request.headers.signature === undefined && request.headers['signature-input'] === undefined)
+      return null;
+    const verified = await verifyRequest(request, this.remoteActors.keyResolver(), {
+      scheme: this.options.publicUrl.startsWith('https:') ? 'https' : 'http',
+    });
+    if (!verified.ok) {
+      this.options.logger.info({ reason: verified.reason, keyId: verified.keyId }, 'refused a signed fetch');
+      return null;
+    }
+    const actor = await this.options.actors.findByUri(verified.owner);
+    return actor && !actor.suspended ? actor : null;
   }
 
   /** The instance actor, created (with keys) on first use. */

@@ -17,3 +17,9 @@ export * from './discovery/index.js';
 export * from './jsonld/index.js';
 export * from './delivery/index.js';
 export * from './push/index.js';
+export {
+  collectionPageOf,
+  orderedCollection,
+  orderedCollectionPage,
+  MAX_COLLECTION_PAGE,
+} from './collections/paged-collection.js';

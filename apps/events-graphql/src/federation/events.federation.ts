@@ -709,7 +709,7 @@ export class EventFederation {
   // ---- Reads ------------------------------------------------------------------------------------
 
   /** What an event's document shows: organizer, group, tags, place, picture, contacts, count (four queries). */
-  private async eventSource(event: EventRow): Promise<EventDocumentSource> {
+  async eventSource(event: EventRow): Promise<EventDocumentSource> {
     const [organizer, attributedTo, [extra], address, picture] = await Promise.all([
       this.options.actors.findById(event.organizerActorId),
       event.attributedToId ? this.options.actors.findById(event.attributedToId) : Promise.resolve(null),

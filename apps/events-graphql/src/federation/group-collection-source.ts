@@ -14,13 +14,16 @@ export interface GroupCollectionSource {
   readonly membersOnly: boolean;
   /** How many items the reader may see. */
   count(groupActorId: number, reader: GroupCollectionReader): Promise<number>;
-  /** The items `offset` to `offset + limit - 1` the reader may see, newest first, as AS2 objects. */
+  /**
+   * The items `offset` to `offset + limit - 1` the reader may see, newest first, as AS2 objects (or
+   * ids, as followers are listed).
+   */
   items(
     groupActorId: number,
     reader: GroupCollectionReader,
     offset: number,
     limit: number,
-  ): Promise<Record<string, unknown>[]>;
+  ): Promise<Array<Record<string, unknown> | string>>;
 }
 
 export type GroupCollectionName =

@@ -73,6 +73,26 @@ describe('checkActivityOrigin', () => {
     }
   });
 
+  it("checks an Update of a Member against its group's origin, not the membership id's", () => {
+    const member = {
+      type: 'Member',
+      id: 'https://joiner.example/join/1',
+      actor: 'https://joiner.example/@bo',
+    };
+    const update = (group: string) => ({
+      type: 'Update',
+      actor: ALICE,
+      object: { ...member, object: group, role: 'moderator' },
+    });
+    expect(checkActivityOrigin(update('https://remote.example/@club'), ALICE)).to.deep.equal({ ok: true });
+    for (const group of ['https://joiner.example/@club', undefined]) {
+      expect(checkActivityOrigin(update(group as string), ALICE)).to.deep.equal({
+        ok: false,
+        reason: "Embedded object is not on the actor's origin",
+      });
+    }
+  });
+
   it("lets Follow, Like, Announce, Flag and Accept name someone else's object", () => {
     const foreign = { id: 'https://other.example/notes/9', type: 'Note' };
     for (const type of ['Follow', 'Like', 'Announce', 'Flag', 'Accept', 'Block', 'Add']) {

@@ -102,7 +102,10 @@ function check(activity: unknown, signerOwnerUri: string, depth: number): Origin
   const objects = Array.isArray(activity.object) ? activity.object : [activity.object];
   for (const object of objects) {
     if (!isObject(object) || object.id === undefined) continue;
-    if (typeof object.id !== 'string' || !sameOrigin(object.id, actor))
+    // A `Member` (a membership) is its group's to describe, whichever side minted its id (the
+    // reference names it by the joiner's Join): the group it is `object` of must be the actor's.
+    const authority = typesOf(object).includes('Member') ? idOf(object.object) : idOf(object);
+    if (typeof object.id !== 'string' || authority === undefined || !sameOrigin(authority, actor))
       return refuse("Embedded object is not on the actor's origin");
     if (isUndo && object.actor !== undefined) {
       if (depth >= MAX_UNDO_DEPTH) return refuse('Undo nests too deeply');

@@ -52,7 +52,34 @@ export interface MemberServiceOptions {
   domain: string;
   /** Records each change in the group's activity stream, in the change's transaction (issue 14 §8). */
   activities?: MemberActivityRecorder;
+  /** Told of each committed change (the group federation: ADR 0041); a hook's failure is its own. */
+  hooks?: MemberHooks;
 }
+
+/**
+ * What the group federation hears of, once a change committed (ADR 0041). Each gets the membership
+ * row as it is after the change (as it was, for a membership that went).
+ */
+export interface MemberHooks {
+  /** A profile joined or asked to join (role MEMBER or NOT_APPROVED). */
+  joined(member: MemberRow): Promise<void>;
+  /** A profile left. */
+  left(member: MemberRow): Promise<void>;
+  /** A moderator invited a profile (role INVITED). */
+  invited(member: MemberRow): Promise<void>;
+  /** The invited profile accepted (MEMBER) or declined (REJECTED, the row gone). */
+  invitationAnswered(member: MemberRow, accepted: boolean): Promise<void>;
+  /** A moderator approved (MEMBER) or rejected (REJECTED) a request. */
+  decided(member: MemberRow, approved: boolean, moderator: Actor): Promise<void>;
+  /** A moderator changed the member's role. */
+  updated(member: MemberRow, moderator: Actor): Promise<void>;
+  /** A moderator removed the member (REJECTED when excluded, else the row gone). */
+  removed(member: MemberRow, moderator: Actor): Promise<void>;
+}
+
+/** How a remote group's own instance decided a membership (its Accept, Reject, Invite, Remove, Update). */
+export type GroupDecision =
+  { kind: 'role'; role: MemberRole } | { kind: 'invited'; inviterId: string; url: string | null };
 
 /**
  * The rules of memberships (spec not-shown.md §2.2, behaviours 19–23). Every change runs in a
@@ -62,21 +89,26 @@ export interface MemberServiceOptions {
 export class MemberService {
   constructor(private readonly options: MemberServiceOptions) {}
 
-  /** The acting profile asks to join: OPEN groups take it as MEMBER, MODERATED ones as NOT_APPROVED. */
-  async join(actor: Actor, groupId: string): Promise<MemberRow> {
+  /**
+   * The acting profile asks to join: OPEN groups take it as MEMBER, MODERATED ones as NOT_APPROVED. A
+   * remote group decides for itself (NOT_APPROVED until its Accept). `url`: the remote Join's id, which
+   * names the membership on both sides (a remote profile's request).
+   */
+  async join(actor: Actor, groupId: string, options: { url?: string | null } = {}): Promise<MemberRow> {
     const group = await this.group(groupId);
     const member = await this.options.sequelize.transaction(async (transaction) => {
       const openness = await this.lockGroup(group.id, transaction);
       if (await this.membership(actor.id, group.id, transaction)) {
         throw new Forbidden(MEMBER_MESSAGES.alreadyMember, REFUSAL);
       }
-      if (openness === 'INVITE_ONLY') throw new Forbidden(MEMBER_MESSAGES.cannotJoin, REFUSAL);
+      if (group.local && openness === 'INVITE_ONLY') throw new Forbidden(MEMBER_MESSAGES.cannotJoin, REFUSAL);
       const joined = await this.insert(
         group.id,
         actor.id,
-        openness === 'OPEN' ? 'MEMBER' : 'NOT_APPROVED',
+        group.local && openness === 'OPEN' ? 'MEMBER' : 'NOT_APPROVED',
         null,
         transaction,
+        options.url ?? null,
       );
       await this.activity(
         openness === 'OPEN' ? 'member_joined' : 'member_request',
@@ -87,14 +119,16 @@ export class MemberService {
       return joined;
     });
     await this.changed(member);
-    if (member.role === 'NOT_APPROVED') await this.options.mails.requested(member.id, group.id);
+    if (member.role === 'NOT_APPROVED' && group.local)
+      await this.options.mails.requested(member.id, group.id);
+    await this.options.hooks?.joined(member);
     return member;
   }
 
   /** The acting profile leaves; the last administrator stays (behaviour 20). */
   async leave(actor: Actor, groupId: string): Promise<MemberRow> {
     const group = await this.group(groupId);
-    return this.options.sequelize.transaction(async (transaction) => {
+    const left = await this.options.sequelize.transaction(async (transaction) => {
       await this.lockGroup(group.id, transaction);
       const member = await this.membership(actor.id, group.id, transaction);
       if (!member) throw new NotFound(MEMBER_MESSAGES.memberNotFound, REFUSAL);
@@ -105,6 +139,8 @@ export class MemberService {
       await this.activity('member_quit', member, actor.id, transaction);
       return member;
     });
+    await this.options.hooks?.left(left);
+    return left;
   }
 
   /** A moderator invites a profile (`name` or `name@domain`); a rejected profile may be invited again. */
@@ -127,30 +163,107 @@ export class MemberService {
       return invited;
     });
     await this.options.mails.invited(member.id);
+    await this.options.hooks?.invited(member);
     return member;
   }
 
   /** The invited profile (one of the caller's) accepts: it becomes a MEMBER. */
-  async acceptInvitation(user: SessionUser, memberId: string): Promise<MemberRow> {
-    const member = await this.options.sequelize.transaction(async (transaction) => {
-      const invitation = await this.invitation(user, memberId, MEMBER_MESSAGES.cannotAccept, transaction);
-      const accepted = await this.setRole(invitation.id, 'MEMBER', transaction);
-      await this.activity('member_accepted_invitation', accepted, accepted.actorId, transaction);
-      return accepted;
-    });
-    await this.changed(member);
-    return member;
+  acceptInvitation(user: SessionUser, memberId: string): Promise<MemberRow> {
+    return this.answerInvitation(memberId, true, (id, transaction) =>
+      this.invitation(user, id, MEMBER_MESSAGES.cannotAccept, transaction),
+    );
   }
 
   /** The invited profile (one of the caller's) declines: the invitation goes. */
-  async rejectInvitation(user: SessionUser, memberId: string): Promise<MemberRow> {
-    return this.options.sequelize.transaction(async (transaction) => {
-      const invitation = await this.invitation(user, memberId, MEMBER_MESSAGES.cannotReject, transaction);
+  rejectInvitation(user: SessionUser, memberId: string): Promise<MemberRow> {
+    return this.answerInvitation(memberId, false, (id, transaction) =>
+      this.invitation(user, id, MEMBER_MESSAGES.cannotReject, transaction),
+    );
+  }
+
+  /** A remote profile's Accept or Reject of its invitation `memberId` (it must be the invited one). */
+  answerInvitationOf(actor: Actor, memberId: string, accept: boolean): Promise<MemberRow> {
+    return this.answerInvitation(memberId, accept, async (id, transaction) => {
+      const found = await this.member(id, transaction);
+      await this.lockGroup(found.parentId, transaction);
+      const invitation = await this.byId(id, transaction);
+      if (!invitation || invitation.role !== 'INVITED') {
+        throw new NotFound(MEMBER_MESSAGES.invitationNotFound, REFUSAL);
+      }
+      if (invitation.actorId !== actor.id) {
+        throw new Forbidden(accept ? MEMBER_MESSAGES.cannotAccept : MEMBER_MESSAGES.cannotReject, REFUSAL);
+      }
+      return invitation;
+    });
+  }
+
+  private async answerInvitation(
+    memberId: string,
+    accept: boolean,
+    find: (memberId: string, transaction: Transaction) => Promise<MemberRow>,
+  ): Promise<MemberRow> {
+    const member = await this.options.sequelize.transaction(async (transaction) => {
+      const invitation = await find(memberId, transaction);
+      if (accept) {
+        const accepted = await this.setRole(invitation.id, 'MEMBER', transaction);
+        await this.activity('member_accepted_invitation', accepted, accepted.actorId, transaction);
+        return accepted;
+      }
       await this.delete(invitation.id, transaction);
       const rejected: MemberRow = { ...invitation, role: 'REJECTED' };
       await this.activity('member_rejected_invitation', rejected, invitation.actorId, transaction);
       return rejected;
     });
+    if (accept) await this.changed(member);
+    await this.options.hooks?.invitationAnswered(member, accept);
+    return member;
+  }
+
+  /**
+   * A remote group's own instance decided a local profile's membership (issue 14 §10): its Accept or
+   * Reject of a Join, its Invite, its Remove or its Update of the role. The caller has checked that
+   * the decision speaks for the group (ADR 0041); `member` is null for an Invite of a profile without
+   * a row yet. Returns the row as it now is.
+   */
+  async recordGroupDecision(group: Actor, person: Actor, decision: GroupDecision): Promise<MemberRow | null> {
+    if (group.local || group.type !== 'Group' || !person.local) return null;
+    const member = await this.options.sequelize.transaction(async (transaction) => {
+      await this.lockGroup(group.id, transaction);
+      const existing = await this.membership(person.id, group.id, transaction);
+      if (decision.kind === 'invited') {
+        if (existing && existing.role !== 'REJECTED') return null;
+        const invited = existing
+          ? await this.setRole(existing.id, 'INVITED', transaction, decision.inviterId)
+          : await this.insert(group.id, person.id, 'INVITED', decision.inviterId, transaction, decision.url);
+        await this.activity('member_invited', invited, decision.inviterId, transaction);
+        return invited;
+      }
+      if (!existing || existing.role === decision.role) return null;
+      const changed = await this.setRole(existing.id, decision.role, transaction);
+      const subject: MemberActivitySubject =
+        existing.role === 'NOT_APPROVED'
+          ? decision.role === 'REJECTED'
+            ? 'member_rejected'
+            : 'member_approved'
+          : decision.role === 'REJECTED'
+            ? 'member_removed'
+            : 'member_updated';
+      await this.activity(subject, changed, group.id, transaction, existing.role);
+      return changed;
+    });
+    if (!member) return null;
+    await this.changed(member);
+    if (member.role === 'INVITED') await this.options.mails.invited(member.id);
+    return member;
+  }
+
+  /** The membership with this ActivityPub id (a Join's, an Invite's or our own `/member/<uuid>`). */
+  async byUrl(url: string): Promise<MemberRow | null> {
+    const [row] = await this.options.sequelize.query<MemberRow>(
+      `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.url = :url`,
+      { type: QueryTypes.SELECT, replacements: { url } },
+    );
+    return row ?? null;
   }
 
   /** A moderator approves a request (NOT_APPROVED → MEMBER); the member is told by e-mail. */
@@ -164,18 +277,21 @@ export class MemberService {
     });
     await this.changed(member);
     await this.options.mails.approved(member.id);
+    await this.options.hooks?.decided(member, true, actor);
     return member;
   }
 
   /** A moderator rejects a request (NOT_APPROVED → REJECTED). */
   async reject(actor: Actor, memberId: string): Promise<MemberRow> {
-    return this.options.sequelize.transaction(async (transaction) => {
+    const member = await this.options.sequelize.transaction(async (transaction) => {
       const request = await this.moderated(actor, memberId, MEMBER_MESSAGES.notModerator, transaction);
       if (request.role !== 'NOT_APPROVED') throw new BadInput(MEMBER_MESSAGES.notARequest, REFUSAL);
       const rejected = await this.setRole(request.id, 'REJECTED', transaction);
       await this.activity('member_rejected', rejected, actor.id, transaction);
       return rejected;
     });
+    await this.options.hooks?.decided(member, false, actor);
+    return member;
   }
 
   /**
@@ -206,12 +322,13 @@ export class MemberService {
       return updated;
     });
     await this.changed(member);
+    await this.options.hooks?.updated(member, actor);
     return member;
   }
 
   /** A moderator removes a member; `exclude` keeps it as REJECTED so it cannot ask again. */
   async remove(actor: Actor, memberId: string, exclude: boolean): Promise<MemberRow> {
-    return this.options.sequelize.transaction(async (transaction) => {
+    const member = await this.options.sequelize.transaction(async (transaction) => {
       const found = await this.member(memberId, transaction);
       await this.lockGroup(found.parentId, transaction);
       // Read again under the lock: a concurrent change may have come first.
@@ -230,6 +347,8 @@ export class MemberService {
       await this.activity('member_removed', removed, actor.id, transaction);
       return removed;
     });
+    await this.options.hooks?.removed(member, actor);
+    return member;
   }
 
   /** A Group actor by id, not suspended. */
@@ -340,6 +459,7 @@ export class MemberService {
     role: MemberRole,
     invitedById: string | null,
     transaction: Transaction,
+    url: string | null = null,
   ): Promise<MemberRow> {
     const uuid = randomUUID();
     const [row] = await this.options.sequelize.query<MemberRow>(
@@ -351,7 +471,7 @@ export class MemberService {
         transaction,
         replacements: {
           uuid,
-          url: `${this.options.publicUrl}/member/${uuid}`,
+          url: url ?? `${this.options.publicUrl}/member/${uuid}`,
           groupId,
           actorId,
           role,

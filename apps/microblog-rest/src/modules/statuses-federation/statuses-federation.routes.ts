@@ -1,6 +1,15 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { isRowId } from '@agora/db';
-import { ACTIVITY_JSON_UTF8, wantsActivityPub, type Actor, type ActorStore } from '@agora/federation';
+import {
+  ACTIVITY_JSON_UTF8,
+  collectionPageOf,
+  orderedCollection,
+  orderedCollectionPage,
+  wantsActivityPub,
+  type Actor,
+  type ActorStore,
+  type Federation,
+} from '@agora/federation';
 import { STATUS_CONTEXT } from './note-objects.js';
 import type { StatusFederation } from './statuses.federation.js';
 
@@ -18,6 +27,7 @@ const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 export function statusesFederationRouter(deps: {
   statusFederation: StatusFederation;
   actors: ActorStore;
+  federation: Federation;
   publicUrl: string;
 }): Router {
   const router = Router();
@@ -46,7 +56,7 @@ export function statusesFederationRouter(deps: {
         if (!isRowId(id)) return notFound(res);
         return void res.redirect(302, `${deps.publicUrl}/@${encodeURIComponent(name)}/${id}`);
       }
-      const fetcher = await statusFederation.signedFetcher({
+      const fetcher = await deps.federation.signedFetcher({
         method: req.method,
         url: req.originalUrl,
         headers: req.headers,
@@ -122,27 +132,10 @@ export function statusesFederationRouter(deps: {
         if (!actor) return notFound(res);
         const base = `${actor.uri}/${which}`;
         const totalItems = which === 'followers' ? actor.followersCount : actor.followingCount;
-        const page = Number(req.query.page);
-        if (!Number.isInteger(page) || page < 1 || page > 100_000) {
-          return send(res, {
-            '@context': AS_CONTEXT,
-            id: base,
-            type: 'OrderedCollection',
-            totalItems,
-            first: `${base}?page=1`,
-          });
-        }
+        const page = collectionPageOf(req.query.page);
+        if (page === null) return send(res, orderedCollection(base, totalItems));
         const { items, more } = await statusFederation.followPage(actor, which, page, COLLECTION_PAGE_SIZE);
-        send(res, {
-          '@context': AS_CONTEXT,
-          id: `${base}?page=${page}`,
-          type: 'OrderedCollectionPage',
-          totalItems,
-          partOf: base,
-          ...(more ? { next: `${base}?page=${page + 1}` } : {}),
-          ...(page > 1 ? { prev: `${base}?page=${page - 1}` } : {}),
-          orderedItems: items,
-        });
+        send(res, orderedCollectionPage(base, page, totalItems, items, more));
       }),
     );
   }

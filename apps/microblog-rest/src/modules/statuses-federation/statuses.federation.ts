@@ -7,7 +7,6 @@ import {
   idOf,
   sameOrigin,
   typeOf,
-  verifyRequest,
   type Actor,
   type ActorStore,
   type Federation,
@@ -409,28 +408,6 @@ export class StatusFederation {
       { bind: [actor.id, (page - 1) * limit, limit + 1], type: QueryTypes.SELECT },
     );
     return { items: rows.slice(0, limit).map((row) => row.uri), more: rows.length > limit };
-  }
-
-  /**
-   * The actor whose key signed a GET (authorized fetch), or null when it is unsigned or does not
-   * verify. Keys are resolved (and remote actors stored) through the package's resolver.
-   */
-  async signedFetcher(request: {
-    method: string;
-    url: string;
-    headers: Record<string, string | string[] | undefined>;
-  }): Promise<Actor | null> {
-    if (request.headers.signature === undefined && request.headers['signature-input'] === undefined)
-      return null;
-    const verified = await verifyRequest(request, this.options.federation.remoteActors.keyResolver(), {
-      scheme: this.options.publicUrl.startsWith('https:') ? 'https' : 'http',
-    });
-    if (!verified.ok) {
-      this.logger.info({ reason: verified.reason, keyId: verified.keyId }, 'refused a signed fetch');
-      return null;
-    }
-    const actor = await this.options.actors.findByUri(verified.owner);
-    return actor && !actor.suspended ? actor : null;
   }
 
   // ---- Inbound ----------------------------------------------------------------------------------
