@@ -15,6 +15,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { EventsConfig } from './config/config.js';
 import { eventsActorUrls } from './federation/actor-urls.js';
 import { EventFederation } from './federation/events.federation.js';
+import { GroupContentFederation } from './federation/group-content.federation.js';
 import { eventsFederation } from './federation/federation.js';
 import { maintenanceJobs } from './jobs/maintenance.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
@@ -85,6 +86,8 @@ export interface AppServices {
   federation: Federation;
   /** Events, comments and participation over ActivityPub (Event, Note, Join/Accept/Reject/Leave). */
   eventFederation: EventFederation;
+  /** Group posts, discussions, resources and todos over ActivityPub (Article, Note, Document, Todo…). */
+  groupContentFederation: GroupContentFederation;
   /** Profiles: the Person actors owned by local users. */
   persons: PersonService;
   /** Events organized by profiles: their rules, reads and listing. */
@@ -267,6 +270,17 @@ export const AppContext = {
       });
     // Remote events, comments and joins reach the services through the inbox (after both exist).
     if (!overrides.eventFederation) eventFederation.registerInbox(participations);
+    const groupContentFederation =
+      overrides.groupContentFederation ??
+      new GroupContentFederation({
+        sequelize,
+        actors,
+        federation,
+        logger,
+        pubsub,
+        publicUrl: config.http.publicUrl,
+        clock,
+      });
     const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);
     const announcements =
       overrides.announcements ??
@@ -333,6 +347,19 @@ export const AppContext = {
         afterMessage: (commentId) => conversationMails.messagePosted(commentId),
       });
     const linkPreviews = overrides.linkPreviews ?? new LinkPreviews({ fetch: federation.fetch });
+    const discussions =
+      overrides.discussions ??
+      new DiscussionService({
+        sequelize,
+        roles: new GroupRoles(sequelize),
+        activities,
+        pubsub,
+        logger,
+        publicUrl: config.http.publicUrl,
+        hooks: groupContentFederation.discussionHooks(),
+      });
+    // Remote members' discussion messages go through the discussions service's own rules.
+    if (!overrides.groupContentFederation) groupContentFederation.registerInbox(discussions);
     const services: AppServices = {
       logger,
       sequelize,
@@ -352,6 +379,7 @@ export const AppContext = {
       actors,
       federation,
       eventFederation,
+      groupContentFederation,
       persons,
       events:
         overrides.events ??
@@ -397,7 +425,10 @@ export const AppContext = {
           actionLogs,
           publicUrl: config.http.publicUrl,
           afterCreate: (comment) => announcements.commentCreated(comment),
-          afterChange: (change, comment, before) => eventFederation.commentChanged(change, comment, before),
+          afterChange: async (change, comment, before) => {
+            await eventFederation.commentChanged(change, comment, before);
+            await groupContentFederation.commentChanged(change, comment);
+          },
         }),
       participantExports,
       announcements,
@@ -416,8 +447,15 @@ export const AppContext = {
           previews: linkPreviews,
           logger: logger.child({ component: 'resources' }),
           publicUrl: config.http.publicUrl,
+          hooks: groupContentFederation.resourceHooks(),
         }),
-      todos: overrides.todos ?? new TodoService({ sequelize, publicUrl: config.http.publicUrl }),
+      todos:
+        overrides.todos ??
+        new TodoService({
+          sequelize,
+          publicUrl: config.http.publicUrl,
+          hooks: groupContentFederation.todoHooks(),
+        }),
       posts:
         overrides.posts ??
         new PostService({
@@ -426,17 +464,9 @@ export const AppContext = {
           roles: new GroupRoles(sequelize),
           activities,
           publicUrl: config.http.publicUrl,
+          hooks: groupContentFederation.postHooks(),
         }),
-      discussions:
-        overrides.discussions ??
-        new DiscussionService({
-          sequelize,
-          roles: new GroupRoles(sequelize),
-          activities,
-          pubsub,
-          logger,
-          publicUrl: config.http.publicUrl,
-        }),
+      discussions,
       activities,
       media,
       remoteMedia,

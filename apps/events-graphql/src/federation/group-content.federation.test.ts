@@ -1,0 +1,374 @@
+import { expect } from 'chai';
+import { DELIVERY_JOB, INBOX_JOB, type Actor } from '@agora/federation';
+import { FakeRemote, type FakeActor, type ReceivedActivity } from '@agora/federation/testing';
+import { QueryTypes } from 'sequelize';
+import { discussionComments } from '../modules/discussions/discussion-changes.js';
+import { groupFixture, type GroupFixture } from '../modules/resources/group.fixture.js';
+import { firstError, ok } from '../testing/graphql-client.js';
+import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { AS_PUBLIC } from './event-objects.js';
+
+const CREATE_POST = `mutation($g: ID!, $title: String!, $body: String!, $visibility: PostVisibility) {
+  createPost(attributedToId: $g, title: $title, body: $body, visibility: $visibility) { id url } }`;
+const UPDATE_POST = `mutation($id: ID!, $title: String) { updatePost(id: $id, title: $title) { id } }`;
+const DELETE_POST = `mutation($id: ID!) { deletePost(id: $id) { id } }`;
+const CREATE_DISCUSSION = `mutation($g: ID!, $title: String!, $text: String!) {
+  createDiscussion(actorId: $g, title: $title, text: $text) { id slug } }`;
+const REPLY = `mutation($d: ID!, $text: String!) { replyToDiscussion(discussionId: $d, text: $text) { id } }`;
+const DISCUSSION = `query($slug: String!) { discussion(slug: $slug) {
+  comments { total elements { text url actor { url domain } } } } }`;
+const CREATE_RESOURCE = `mutation($g: ID!, $t: String!, $p: ID, $u: String, $type: String) {
+  createResource(actorId: $g, title: $t, parentId: $p, resourceUrl: $u, type: $type) { id url } }`;
+const UPDATE_RESOURCE = `mutation($id: ID!, $t: String, $p: ID) { updateResource(id: $id, title: $t, parentId: $p) { id } }`;
+const DELETE_RESOURCE = `mutation($id: ID!) { deleteResource(id: $id) { id } }`;
+const CREATE_LIST = `mutation($g: ID!, $t: String!) { createTodoList(groupId: $g, title: $t) { id } }`;
+const CREATE_TODO = `mutation($l: ID!, $t: String!) { createTodo(todoListId: $l, title: $t) { id } }`;
+const UPDATE_TODO = `mutation($id: ID!, $s: Boolean) { updateTodo(id: $id, status: $s) { id } }`;
+
+// issue 14 §10: a group's content goes out as the reference's activities, signed by the group, to its
+// remote members; a remote member's discussion message comes in through the same rules as a local one
+// and the group re-broadcasts it with Announce.
+describe('group content federation (issue 14 §10)', function () {
+  let server: TestServer;
+  let remote: FakeRemote;
+  let other: FakeRemote;
+  let group: GroupFixture;
+  let groupUrl: string;
+  let alice: FakeActor;
+  let alix: FakeActor;
+  let bob: FakeActor;
+  let carol: FakeActor;
+
+  const drain = () => server.ctx.queue.drain([INBOX_JOB, DELIVERY_JOB]);
+  const deliveries = (at: FakeRemote, type: string, objectId?: string): ReceivedActivity[] =>
+    at.received.filter(
+      (item) =>
+        item.body.type === type &&
+        (objectId === undefined ||
+          item.body.object === objectId ||
+          (item.body.object as { id?: unknown } | undefined)?.id === objectId),
+    );
+  const only = (at: FakeRemote, type: string, objectId: string): Record<string, unknown> => {
+    const found = deliveries(at, type, objectId);
+    expect(found, `${type} of ${objectId}`).to.have.length(1);
+    expect(found[0]!.verified, found[0]!.reason).to.equal(true);
+    expect(found[0]!.path).to.equal('/inbox');
+    return found[0]!.body;
+  };
+  const objectOf = (activity: Record<string, unknown>) => activity.object as Record<string, unknown>;
+  const send = async (from: FakeActor, activity: Record<string, unknown>, signedBy?: FakeActor) => {
+    const answer = await remote.send(
+      from,
+      `${groupUrl}/inbox`,
+      activity,
+      signedBy ? { keyOf: signedBy } : 'valid',
+    );
+    await drain();
+    return answer;
+  };
+  /** Opens a discussion as the fixture's member; its URL is read from the row (GraphQL does not show it). */
+  const openDiscussion = async (title: string, text: string) => {
+    const created = ok<{ id: string; slug: string }>(
+      await group.call('member', CREATE_DISCUSSION, { g: group.groupId, title, text }),
+      'createDiscussion',
+    );
+    const [row] = await server.ctx.sequelize.query<{ url: string }>(
+      'SELECT url FROM discussions WHERE id = :id',
+      {
+        type: QueryTypes.SELECT,
+        replacements: { id: created.id },
+      },
+    );
+    return { ...created, url: row!.url };
+  };
+  const member = async (fake: FakeActor): Promise<Actor> => {
+    const actor = await server.ctx.federation.remoteActors.resolve(fake.uri);
+    await server.ctx.members.join(actor, group.groupId);
+    return actor;
+  };
+
+  before(async function () {
+    remote = await FakeRemote.start();
+    other = await FakeRemote.start();
+    server = await startTestServer('group-content-federation', {
+      FEDERATION_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    });
+    group = await groupFixture(server, 'gcf');
+    groupUrl = `${server.url}/@${group.groupName}`;
+    alice = remote.addActor('alice');
+    alix = remote.addActor('alix');
+    bob = other.addActor('bob');
+    carol = remote.addActor('carol');
+    // Remote members as the other helper's Join/Accept will leave them: approved member rows.
+    await member(alice);
+    await member(alix);
+    await member(bob);
+    await server.ctx.federation.remoteActors.resolve(carol.uri);
+  });
+  after(async () => {
+    await server?.stop();
+    await remote?.stop();
+    await other?.stop();
+  });
+
+  describe('outbound', () => {
+    it('sends a post as an Article signed by the group, once per shared inbox, sanitized', async () => {
+      const post = ok<{ id: string; url: string }>(
+        await group.call('member', CREATE_POST, {
+          g: group.groupId,
+          title: 'Spring fair',
+          body: '<p>Stalls <b>wanted</b></p><script>alert(1)</script>',
+          visibility: 'PUBLIC',
+        }),
+        'createPost',
+      );
+      await drain();
+      // alice and alix share their instance's inbox: one POST.
+      const create = only(remote, 'Create', post.url);
+      only(other, 'Create', post.url);
+      expect(create).to.include({ id: `${post.url}/activity`, actor: groupUrl });
+      expect(objectOf(create)).to.include({
+        type: 'Article',
+        id: post.url,
+        name: 'Spring fair',
+        content: '<p>Stalls <b>wanted</b></p>',
+        attributedTo: groupUrl,
+        actor: `${server.url}/@${group.people.member.username}`,
+      });
+      expect(objectOf(create).to).to.deep.equal([AS_PUBLIC]);
+
+      ok(await group.call('member', UPDATE_POST, { id: post.id, title: 'Spring fair 2' }), 'updatePost');
+      ok(await group.call('member', DELETE_POST, { id: post.id }), 'deletePost');
+      await drain();
+      expect(objectOf(only(remote, 'Update', post.url))).to.include({ name: 'Spring fair 2' });
+      expect(objectOf(only(remote, 'Delete', post.url))).to.include({
+        type: 'Tombstone',
+        formerType: 'Article',
+      });
+    });
+
+    it('sends private posts to the members collection only', async () => {
+      const post = ok<{ url: string }>(
+        await group.call('member', CREATE_POST, {
+          g: group.groupId,
+          title: 'Members only',
+          body: 'Secret',
+          visibility: 'PRIVATE',
+        }),
+        'createPost',
+      );
+      await drain();
+      const create = only(remote, 'Create', post.url);
+      expect(create.to).to.deep.equal([`${groupUrl}/members`]);
+      expect(create.cc).to.deep.equal([]);
+    });
+
+    it('sends discussion messages as Notes whose context is the discussion', async () => {
+      const discussion = await openDiscussion('Stalls', 'Who brings tables?');
+      ok(await group.call('moderator', REPLY, { d: discussion.id, text: 'I do' }), 'replyToDiscussion');
+      await drain();
+      const notes = deliveries(remote, 'Create')
+        .map(({ body }) => objectOf(body))
+        .filter((o) => o.context === discussion.url);
+      expect(notes).to.have.length(2);
+      const [first, reply] = notes as [Record<string, unknown>, Record<string, unknown>];
+      expect(first).to.include({
+        type: 'Note',
+        name: 'Stalls',
+        content: 'Who brings tables?',
+        attributedTo: groupUrl,
+      });
+      expect(reply).to.include({ content: 'I do', inReplyTo: first.id });
+      expect(reply.to).to.deep.equal([`${groupUrl}/members`]);
+      const activity = deliveries(remote, 'Create', String(reply.id))[0]!;
+      expect(activity.verified).to.equal(true);
+      expect(activity.body.actor).to.equal(groupUrl);
+    });
+
+    it('sends folders and links as ResourceCollection and Document: Create, Add, Update, Move, Delete', async () => {
+      const folder = ok<{ id: string; url: string }>(
+        await group.call('member', CREATE_RESOURCE, { g: group.groupId, t: 'Plans', type: 'folder' }),
+        'createResource',
+      );
+      const link = ok<{ id: string; url: string }>(
+        await group.call('member', CREATE_RESOURCE, {
+          g: group.groupId,
+          t: 'Map',
+          p: folder.id,
+          u: 'https://example.org/map',
+          type: 'link',
+        }),
+        'createResource',
+      );
+      ok(await group.call('member', UPDATE_RESOURCE, { id: folder.id, t: 'Floor plans' }), 'updateResource');
+      ok(await group.call('member', UPDATE_RESOURCE, { id: link.id, p: null }), 'updateResource');
+      // Into itself: refused, and nothing is sent.
+      expect(
+        JSON.stringify(
+          firstError(await group.call('member', UPDATE_RESOURCE, { id: folder.id, p: folder.id })),
+        ),
+      ).to.include("A folder can't be moved into itself");
+      ok(await group.call('member', DELETE_RESOURCE, { id: folder.id }), 'deleteResource');
+      await drain();
+      expect(objectOf(only(remote, 'Create', folder.url))).to.include({
+        type: 'ResourceCollection',
+        name: 'Plans',
+        context: `${groupUrl}/resources`,
+        attributedTo: groupUrl,
+      });
+      const add = only(remote, 'Add', link.url);
+      expect(add.target).to.equal(folder.url);
+      expect(objectOf(add)).to.include({
+        type: 'Document',
+        url: 'https://example.org/map',
+        context: folder.url,
+      });
+      expect(objectOf(only(remote, 'Update', folder.url))).to.include({ name: 'Floor plans' });
+      const moves = deliveries(remote, 'Move');
+      expect(moves, 'only the accepted move').to.have.length(1);
+      expect(moves[0]!.body).to.include({ origin: folder.url, target: `${groupUrl}/resources` });
+      expect(objectOf(only(remote, 'Delete', folder.url))).to.include({ formerType: 'ResourceCollection' });
+    });
+
+    it('sends todo lists and todos as TodoList and Todo', async () => {
+      const list = ok<{ id: string }>(
+        await group.call('member', CREATE_LIST, { g: group.groupId, t: 'Fair' }),
+        'createTodoList',
+      );
+      const todo = ok<{ id: string }>(
+        await group.call('member', CREATE_TODO, { l: list.id, t: 'Book hall' }),
+        'createTodo',
+      );
+      ok(await group.call('member', UPDATE_TODO, { id: todo.id, s: true }), 'updateTodo');
+      await drain();
+      const listUrl = `${server.url}/todo-list/${list.id}`;
+      const todoUrl = `${server.url}/todo/${todo.id}`;
+      expect(objectOf(only(remote, 'Create', listUrl))).to.include({
+        type: 'TodoList',
+        name: 'Fair',
+        actor: groupUrl,
+      });
+      expect(objectOf(only(remote, 'Create', todoUrl))).to.include({
+        type: 'Todo',
+        status: false,
+        todoList: listUrl,
+      });
+      expect(objectOf(only(remote, 'Update', todoUrl))).to.include({ status: true });
+    });
+  });
+
+  describe('inbound', () => {
+    let discussion: { id: string; slug: string; url: string };
+
+    before(async () => {
+      discussion = await openDiscussion('Inbound', 'Hello');
+      await drain();
+    });
+
+    const note = (author: FakeActor, id: string, content: string) => ({
+      id: `${remote.origin}/comments/${id}`,
+      type: 'Create',
+      actor: author.uri,
+      to: [`${groupUrl}/members`],
+      object: {
+        type: 'Note',
+        id: `${remote.origin}/comments/${id}`,
+        actor: author.uri,
+        attributedTo: groupUrl,
+        context: discussion.url,
+        content,
+        mediaType: 'text/html',
+        to: [`${groupUrl}/members`],
+      },
+    });
+    const stored = async (url: string) =>
+      (
+        await server.ctx.sequelize.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM comments WHERE url = :url',
+          {
+            type: QueryTypes.SELECT,
+            replacements: { url },
+          },
+        )
+      )[0]!.n;
+
+    it('stores a remote member’s message, tells subscribers, shows it, and Announces it to the other members', async () => {
+      const changes = await discussionComments(server.ctx.pubsub, discussion.id);
+      const next = changes.next();
+      const activity = note(
+        alice,
+        'a1',
+        '<p onclick="x()">From <a href="javascript:alert(1)">afar</a></p><script>bad()</script>',
+      );
+      const answer = await send(alice, activity);
+      expect(answer.status).to.equal(202);
+      const pushed = await next;
+      await changes.return?.();
+      expect(pushed.value).to.include({ discussionId: discussion.id });
+
+      const read = ok<{
+        comments: { elements: Array<{ text: string; url: string; actor: { url: string } }> };
+      }>(await group.call('member', DISCUSSION, { slug: discussion.slug }), 'discussion');
+      const message = read.comments.elements.find((item) => item.url === activity.object.id)!;
+      expect(message.actor.url).to.equal(alice.uri);
+      expect(message.text).to.not.match(/script|onclick|javascript/);
+      expect(message.text).to.include('afar');
+
+      await drain();
+      // bob's instance gets the group's Announce; alice's own copy is not sent back to her alone.
+      const announce = only(other, 'Announce', activity.object.id);
+      expect(announce).to.include({ actor: groupUrl });
+      expect(String(announce.id)).to.match(new RegExp(`^${server.url}/announces/`));
+      expect(announce.to).to.deep.equal([`${groupUrl}/members`]);
+      expect(objectOf(announce)).to.include({ type: 'Note', context: discussion.url });
+      expect(String(objectOf(announce).content)).to.not.include('script');
+    });
+
+    it('refuses a message from someone who is not a member, and stores nothing', async () => {
+      const activity = note(carol, 'c1', 'Let me in');
+      expect((await send(carol, activity)).status).to.equal(202);
+      expect(await stored(activity.object.id)).to.equal(0);
+      expect(deliveries(other, 'Announce', activity.object.id)).to.have.length(0);
+    });
+
+    it('refuses a message signed by someone else than its actor', async () => {
+      // The activity says alice, the key is carol's: the inbox refuses it outright.
+      const forged = note(alice, 'f1', 'Forged');
+      expect((await send(alice, forged, carol)).status).to.equal(401);
+      // carol signs her own Create, but the Note claims alice wrote it.
+      const impersonating = { ...note(alice, 'f2', 'Also forged'), actor: carol.uri };
+      expect((await send(carol, impersonating)).status).to.equal(202);
+      expect(await stored(forged.object.id)).to.equal(0);
+      expect(await stored(impersonating.object.id)).to.equal(0);
+    });
+
+    it('takes the author’s edit and deletion of its message, and relays them', async () => {
+      const activity = note(alice, 'a2', 'First draft');
+      await send(alice, activity);
+      await send(alice, {
+        ...activity,
+        id: `${activity.id}/update/1`,
+        type: 'Update',
+        object: { ...activity.object, content: 'Final' },
+      });
+      const [edited] = await server.ctx.sequelize.query<{ text: string | null }>(
+        'SELECT text FROM comments WHERE url = :url',
+        { type: QueryTypes.SELECT, replacements: { url: activity.object.id } },
+      );
+      expect(edited!.text).to.equal('Final');
+      await send(alice, {
+        id: `${activity.object.id}/delete`,
+        type: 'Delete',
+        actor: alice.uri,
+        object: activity.object.id,
+      });
+      const [gone] = await server.ctx.sequelize.query<{ text: string | null; deleted: boolean }>(
+        'SELECT text, deleted_at IS NOT NULL AS deleted FROM comments WHERE url = :url',
+        { type: QueryTypes.SELECT, replacements: { url: activity.object.id } },
+      );
+      expect(gone).to.deep.equal({ text: null, deleted: true });
+      await drain();
+      expect(deliveries(other, 'Announce', activity.object.id).length).to.be.at.least(2);
+    });
+  });
+});
