@@ -7,6 +7,7 @@ import { groupFixture, type GroupFixture } from '../modules/resources/group.fixt
 import { firstError, ok } from '../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { AS_PUBLIC } from './event-objects.js';
+import { groupContentCollectionSources } from './group-content-collections.js';
 
 const CREATE_POST = `mutation($g: ID!, $title: String!, $body: String!, $visibility: PostVisibility) {
   createPost(attributedToId: $g, title: $title, body: $body, visibility: $visibility) { id url } }`;
@@ -369,6 +370,60 @@ describe('group content federation (issue 14 §10)', function () {
       expect(gone).to.deep.equal({ text: null, deleted: true });
       await drain();
       expect(deliveries(other, 'Announce', activity.object.id).length).to.be.at.least(2);
+    });
+  });
+
+  describe('collection sources', () => {
+    const source = (name: string) =>
+      groupContentCollectionSources({ sequelize: server.ctx.sequelize, actors: server.ctx.actors }).find(
+        (item) => item.name === name,
+      )!;
+
+    it('shows members every published post and others the public ones, newest first', async () => {
+      const groupId = Number(group.groupId);
+      const posts = source('posts');
+      expect(posts.membersOnly).to.equal(false);
+      const titles = async (member: boolean) =>
+        (await posts.items(groupId, { member }, 0, 10)).map((item) => item.name);
+      ok(
+        await group.call('member', CREATE_POST, {
+          g: group.groupId,
+          title: 'Open day',
+          body: 'All welcome',
+          visibility: 'PUBLIC',
+        }),
+        'createPost',
+      );
+      expect((await titles(true))[0]).to.equal('Open day');
+      expect(await titles(true)).to.include('Members only');
+      expect(await titles(false)).to.include('Open day');
+      expect(await titles(false)).to.not.include('Members only');
+      expect(await posts.count(groupId, { member: false })).to.equal((await titles(false)).length);
+      const [first] = await posts.items(groupId, { member: false }, 0, 1);
+      expect(first).to.include({ type: 'Article', attributedTo: groupUrl });
+    });
+
+    it('pages discussions, resources and todo lists for members', async () => {
+      const groupId = Number(group.groupId);
+      for (const [name, type] of [
+        ['discussions', 'Note'],
+        ['resources', 'Document'],
+        ['todos', 'TodoList'],
+      ] as const) {
+        const collection = source(name);
+        expect(collection.membersOnly, name).to.equal(true);
+        const total = await collection.count(groupId, { member: true });
+        expect(total, name).to.be.greaterThan(0);
+        const items = await collection.items(groupId, { member: true }, 0, 10);
+        expect(items, name).to.have.length(Math.min(total, 10));
+        expect(
+          items.map((item) => item.type),
+          name,
+        ).to.include(type);
+      }
+      const [discussion] = await source('discussions').items(groupId, { member: true }, 0, 1);
+      expect(discussion).to.include({ name: 'Inbound', context: discussion!.id });
+      expect(await source('discussions').items(groupId, { member: true }, 1000, 10)).to.deep.equal([]);
     });
   });
 });
