@@ -426,4 +426,167 @@ describe('group content federation (issue 14 §10)', function () {
       expect(await source('discussions').items(groupId, { member: true }, 1000, 10)).to.deep.equal([]);
     });
   });
+
+  describe('a remote group’s own content', () => {
+    let club: FakeActor;
+    let lonely: FakeActor;
+    let clubId: string;
+    const inbox = () => `${server.url}/inbox`;
+    const clubObject = (path: string, fields: Record<string, unknown>) => ({
+      id: `${other.origin}${path}`,
+      attributedTo: club.uri,
+      actor: bob.uri,
+      to: [`${club.uri}/members`],
+      ...fields,
+    });
+    const create = (
+      object: Record<string, unknown>,
+      type = 'Create',
+      extra: Record<string, unknown> = {},
+    ) => ({
+      id: `${String(object.id)}/activity/${type}`,
+      type,
+      actor: club.uri,
+      object,
+      ...extra,
+    });
+    const sendAs = async (actor: FakeActor, activity: Record<string, unknown>) => {
+      const answer = await other.send(actor, inbox(), activity);
+      expect(answer.status, answer.body).to.equal(202);
+      await drain();
+    };
+    const count = async (table: string, url: string) =>
+      (
+        await server.ctx.sequelize.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${table} WHERE url = :url`,
+          {
+            type: QueryTypes.SELECT,
+            replacements: { url },
+          },
+        )
+      )[0]!.n;
+
+    before(async () => {
+      club = other.addActor('club', { extra: { type: 'Group' } });
+      lonely = other.addActor('lonely', { extra: { type: 'Group' } });
+      const actor = await server.ctx.federation.remoteActors.resolve(club.uri);
+      await server.ctx.federation.remoteActors.resolve(lonely.uri);
+      clubId = actor.id;
+      // What the group federation's Join/Accept leaves: an open remote group with a local member.
+      await server.ctx.sequelize.query(
+        `INSERT INTO group_details (actor_id, openness) VALUES (:id, 'OPEN')
+         ON CONFLICT (actor_id) DO UPDATE SET openness = 'OPEN'`,
+        { replacements: { id: clubId } },
+      );
+      const me = await server.ctx.actors.findById(group.people.member.profileId);
+      await server.ctx.members.join(me!, clubId);
+    });
+
+    it('stores the posts, discussions, folders, links, todo lists and todos the group sends', async () => {
+      const article = clubObject('/p/news', {
+        type: 'Article',
+        name: 'Club news',
+        content: '<p>New <i>season</i></p><img src=x onerror="steal()">',
+        to: [AS_PUBLIC],
+      });
+      const note = clubObject('/comments/n1', {
+        type: 'Note',
+        name: 'Kit colours',
+        content: '<p>Blue?</p>',
+        context: `${club.uri}/c/kit`,
+      });
+      const folder = clubObject('/resource/f1', {
+        type: 'ResourceCollection',
+        name: 'Docs',
+        context: `${club.uri}/resources`,
+      });
+      const link = clubObject('/resource/l1', {
+        type: 'Document',
+        name: 'Rules',
+        url: 'https://example.org/rules',
+        context: folder.id,
+      });
+      const list = { id: `${other.origin}/todo-list/t1`, type: 'TodoList', actor: club.uri, name: 'Season' };
+      const todo = clubObject('/todo/t2', {
+        type: 'Todo',
+        name: 'Order kits',
+        status: false,
+        todoList: list.id,
+      });
+      for (const activity of [
+        create(article),
+        create(note),
+        create(folder),
+        create(link, 'Add', { target: folder.id }),
+        create(list),
+        create(todo),
+      ]) {
+        await sendAs(club, activity);
+      }
+      const [post] = await server.ctx.sequelize.query<{
+        body: string;
+        groupId: string;
+        visibility: string;
+        local: boolean;
+      }>(`SELECT body, attributed_to_id::text AS "groupId", visibility, local FROM posts WHERE url = :url`, {
+        type: QueryTypes.SELECT,
+        replacements: { url: article.id },
+      });
+      expect(post).to.deep.include({ groupId: clubId, visibility: 'PUBLIC', local: false });
+      expect(post!.body).to.not.match(/onerror|steal/);
+      const [discussion] = await server.ctx.sequelize.query<{ slug: string }>(
+        'SELECT slug FROM discussions WHERE url = :url AND actor_id = :clubId',
+        { type: QueryTypes.SELECT, replacements: { url: note.context, clubId } },
+      );
+      const read = ok<{ comments: { elements: Array<{ text: string; actor: { url: string } }> } }>(
+        await group.call('member', DISCUSSION, { slug: discussion!.slug }),
+        'discussion',
+      );
+      expect(read.comments.elements.map((item) => [item.text, item.actor.url])).to.deep.equal([
+        ['<p>Blue?</p>', bob.uri],
+      ]);
+      const [child] = await server.ctx.sequelize.query<{ path: string }>(
+        'SELECT path FROM resources WHERE url = :url',
+        {
+          type: QueryTypes.SELECT,
+          replacements: { url: link.id },
+        },
+      );
+      expect(child!.path).to.equal('/Docs/Rules');
+      expect(await count('todo_lists', list.id)).to.equal(1);
+      expect(await count('todos', todo.id)).to.equal(1);
+
+      await sendAs(club, { id: `${article.id}/delete`, type: 'Delete', actor: club.uri, object: article.id });
+      expect(await count('posts', article.id)).to.equal(0);
+    });
+
+    it('stores what the group Announces, fetched from its origin when given by id', async () => {
+      const served = clubObject('/p/relayed', { type: 'Article', name: 'Relayed', content: 'From a member' });
+      other.serveObject('/p/relayed', served);
+      await sendAs(club, {
+        id: `${club.uri}/announces/1`,
+        type: 'Announce',
+        actor: club.uri,
+        object: served.id,
+      });
+      expect(await count('posts', served.id)).to.equal(1);
+    });
+
+    it('ignores a group without local members, and objects not attributed to the sender', async () => {
+      const stray = {
+        ...clubObject('/p/stray', { type: 'Article', name: 'Stray', content: 'x' }),
+        attributedTo: lonely.uri,
+      };
+      await sendAs(lonely, { id: `${stray.id}/activity`, type: 'Create', actor: lonely.uri, object: stray });
+      const foreign = clubObject('/p/foreign', {
+        type: 'Article',
+        name: 'Foreign',
+        content: 'x',
+        attributedTo: lonely.uri,
+      });
+      await sendAs(club, create(foreign));
+      expect(await count('posts', stray.id)).to.equal(0);
+      expect(await count('posts', foreign.id)).to.equal(0);
+    });
+  });
 });

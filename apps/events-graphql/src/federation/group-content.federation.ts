@@ -32,6 +32,7 @@ import {
   todoObject,
   type ContentActivityType,
 } from './group-content-objects.js';
+import { REMOTE_GROUP_OBJECT_TYPES, RemoteGroupContent } from './remote-group-content.js';
 
 export interface GroupContentFederationOptions {
   sequelize: Sequelize;
@@ -63,10 +64,12 @@ const MEMBER_ROLES_SQL = `(${MEMBER_OF_GROUP.map((role) => `'${role}'`).join(', 
 export class GroupContentFederation {
   private readonly logger: Logger;
   private readonly clock: () => Date;
+  private readonly remote: RemoteGroupContent;
 
   constructor(private readonly options: GroupContentFederationOptions) {
     this.logger = options.logger.child({ component: 'group-content-federation' });
     this.clock = options.clock ?? (() => new Date());
+    this.remote = new RemoteGroupContent({ ...options, logger: this.logger });
   }
 
   // ---- Outbound ----------------------------------------------------------------------------------
@@ -260,6 +263,27 @@ export class GroupContentFederation {
     for (const key of ['Delete', 'Delete:Tombstone', 'Delete:Note']) {
       inbox.on(key, (context) => this.receiveDelete(context));
     }
+    // A remote group's own content: what it creates, adds to its folders, updates or relays.
+    const groupContent = (context: InboxContext) => this.receiveGroupContent(context);
+    for (const type of REMOTE_GROUP_OBJECT_TYPES.filter((item) => item !== 'Note')) {
+      for (const verb of ['Create', 'Update', 'Add']) inbox.on(`${verb}:${type}`, groupContent);
+    }
+    inbox.on('Announce', groupContent);
+  }
+
+  /** A remote group (with local members) sends or relays one of its objects: stored as its content. */
+  private async receiveGroupContent({ activity, signer }: InboxContext): Promise<void> {
+    if (!(await this.remote.hasLocalMembers(signer))) return;
+    const object =
+      activity.type === 'Announce'
+        ? await this.remote.announced(signer, activity.object)
+        : objectOf(activity);
+    const id = idOf(object);
+    // An Add's embedded object is not vouched for by the signature's origin check: it must be the group's.
+    if (!object || !id || (activity.type === 'Add' && !sameOrigin(id, signer.uri))) return;
+    if (!(await this.remote.store(signer, object))) {
+      this.logger.info({ id, group: signer.uri }, 'ignored a remote group object');
+    }
   }
 
   /** A remote member's message in a discussion of a local group (or one opening a discussion there). */
@@ -269,6 +293,8 @@ export class GroupContentFederation {
   ): Promise<void> {
     const note = objectOf(activity);
     if (!note) return;
+    if (signer.type === 'Group' && !signer.local)
+      return this.receiveGroupContent({ activity, signer, recipient: null });
     const url = idOf(note);
     const target = await this.discussionOf(note);
     if (!url || !target) return;
@@ -338,6 +364,7 @@ export class GroupContentFederation {
   private async receiveDelete({ activity, signer }: InboxContext): Promise<void> {
     const url = idOf(activity.object);
     if (!url || signer.local) return;
+    if (await this.remote.hasLocalMembers(signer)) return this.remote.remove(signer, url);
     const comment = await this.commentByUrl(url);
     if (!comment || comment.deletedAt) return;
     const discussion = await this.discussionOfComment(comment.id);
