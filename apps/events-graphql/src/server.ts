@@ -6,6 +6,7 @@ import { runMigrations } from '@agora/db';
 import { serveMedia } from '@agora/media';
 import { nodeInfoRouter } from './federation/nodeinfo.js';
 import { eventObjectsRouter } from './federation/object-routes.js';
+import { groupContentObjectsRouter } from './federation/group-content-routes.js';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
 import { GENERIC_FAILURE, httpErrorBody, sendHttpError } from './graphql/errors.js';
@@ -74,6 +75,8 @@ export function createServer(ctx: AppContext): AppServer {
   app.use(ctx.federation.routes({ actorPath: '/@:name', instanceActorPath: '/relay' }));
   app.use(nodeInfoRouter(ctx));
   // `/events/:uuid` and `/comments/:uuid`: ActivityPub objects by content negotiation.
+  // Before the events' objects: discussion messages among /comments/:uuid are the group content's.
+  app.use(groupContentObjectsRouter(ctx));
   app.use(eventObjectsRouter(ctx));
   app.use((_req, res) => sendHttpError(res, 404, 'not_found', 'Not found'));
   const lastResort: ErrorRequestHandler = (error: unknown, req, res, _next) => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DELIVERY_JOB, INBOX_JOB, type Actor } from '@agora/federation';
+import { DELIVERY_JOB, INBOX_JOB, signRequest, type Actor } from '@agora/federation';
 import { FakeRemote, type FakeActor, type ReceivedActivity } from '@agora/federation/testing';
 import { QueryTypes } from 'sequelize';
 import { discussionComments } from '../modules/discussions/discussion-changes.js';
@@ -432,7 +432,10 @@ describe('group content federation (issue 14 §10)', function () {
     let lonely: FakeActor;
     let clubId: string;
     const inbox = () => `${server.url}/inbox`;
-    const clubObject = (path: string, fields: Record<string, unknown>) => ({
+    const clubObject = (
+      path: string,
+      fields: Record<string, unknown>,
+    ): Record<string, unknown> & { id: string } => ({
       id: `${other.origin}${path}`,
       attributedTo: club.uri,
       actor: bob.uri,
@@ -536,7 +539,7 @@ describe('group content federation (issue 14 §10)', function () {
       expect(post!.body).to.not.match(/onerror|steal/);
       const [discussion] = await server.ctx.sequelize.query<{ slug: string }>(
         'SELECT slug FROM discussions WHERE url = :url AND actor_id = :clubId',
-        { type: QueryTypes.SELECT, replacements: { url: note.context, clubId } },
+        { type: QueryTypes.SELECT, replacements: { url: String(note.context), clubId } },
       );
       const read = ok<{ comments: { elements: Array<{ text: string; actor: { url: string } }> } }>(
         await group.call('member', DISCUSSION, { slug: discussion!.slug }),
@@ -587,6 +590,69 @@ describe('group content federation (issue 14 §10)', function () {
       await sendAs(club, create(foreign));
       expect(await count('posts', stray.id)).to.equal(0);
       expect(await count('posts', foreign.id)).to.equal(0);
+    });
+  });
+
+  describe('object URLs (content negotiation)', () => {
+    const AP = 'application/activity+json';
+    const get = async (url: string, signer?: FakeActor) => {
+      const headers: Record<string, string> = { accept: AP };
+      const signed = signer
+        ? signRequest({ method: 'GET', url, headers }, { keyId: signer.keyId, privateKey: signer.privateKey })
+        : headers;
+      const response = await fetch(url, { headers: signed, redirect: 'manual' });
+      return {
+        status: response.status,
+        body: response.status === 200 ? ((await response.json()) as Record<string, unknown>) : null,
+      };
+    };
+    const CREATE_WITH_SLUG = `mutation($g: ID!, $title: String!, $body: String!, $visibility: PostVisibility) {
+      createPost(attributedToId: $g, title: $title, body: $body, visibility: $visibility) { slug url } }`;
+
+    it('serves public posts to anyone, and private content only to requests signed by a member', async () => {
+      const open = ok<{ slug: string; url: string }>(
+        await group.call('member', CREATE_WITH_SLUG, {
+          g: group.groupId,
+          title: 'Notice',
+          body: 'Hi',
+          visibility: 'PUBLIC',
+        }),
+        'createPost',
+      );
+      const closed = ok<{ slug: string; url: string }>(
+        await group.call('member', CREATE_WITH_SLUG, {
+          g: group.groupId,
+          title: 'Inner',
+          body: 'Hush',
+          visibility: 'PRIVATE',
+        }),
+        'createPost',
+      );
+      const publicPost = await get(`${server.url}/p/${open.slug}`);
+      expect(publicPost.status).to.equal(200);
+      expect(publicPost.body).to.include({ type: 'Article', id: open.url, attributedTo: groupUrl });
+      expect((await get(`${server.url}/p/${closed.slug}`)).status).to.equal(404);
+      expect((await get(`${server.url}/p/${closed.slug}`, carol)).status).to.equal(404);
+      expect((await get(`${server.url}/p/${closed.slug}`, alice)).body).to.include({ name: 'Inner' });
+
+      const resource = ok<{ id: string; url: string }>(
+        await group.call('member', CREATE_RESOURCE, { g: group.groupId, t: 'Shared', type: 'folder' }),
+        'createResource',
+      );
+      expect((await get(resource.url)).status).to.equal(404);
+      expect((await get(resource.url, alice)).body).to.include({
+        type: 'ResourceCollection',
+        name: 'Shared',
+      });
+
+      const discussion = await openDiscussion('Served', 'Readable by members');
+      const [message] = await server.ctx.sequelize.query<{ url: string }>(
+        'SELECT c.url FROM comments c WHERE c.discussion_id = :id',
+        { type: QueryTypes.SELECT, replacements: { id: discussion.id } },
+      );
+      expect((await get(message!.url, carol)).status).to.equal(404);
+      expect((await get(message!.url, alice)).body).to.include({ type: 'Note', context: discussion.url });
+      expect((await get(discussion.url, alice)).body).to.include({ id: discussion.url, name: 'Served' });
     });
   });
 });

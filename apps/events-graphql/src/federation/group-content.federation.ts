@@ -32,6 +32,7 @@ import {
   todoObject,
   type ContentActivityType,
 } from './group-content-objects.js';
+import { GroupContentDocuments } from './group-content-documents.js';
 import { REMOTE_GROUP_OBJECT_TYPES, RemoteGroupContent } from './remote-group-content.js';
 
 export interface GroupContentFederationOptions {
@@ -65,11 +66,14 @@ export class GroupContentFederation {
   private readonly logger: Logger;
   private readonly clock: () => Date;
   private readonly remote: RemoteGroupContent;
+  /** The group's objects served by content negotiation (`group-content-routes.ts`). */
+  readonly documents: GroupContentDocuments;
 
   constructor(private readonly options: GroupContentFederationOptions) {
     this.logger = options.logger.child({ component: 'group-content-federation' });
     this.clock = options.clock ?? (() => new Date());
     this.remote = new RemoteGroupContent({ ...options, logger: this.logger });
+    this.documents = new GroupContentDocuments({ ...options, logger: this.logger });
   }
 
   // ---- Outbound ----------------------------------------------------------------------------------
