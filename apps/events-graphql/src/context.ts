@@ -427,7 +427,7 @@ export const AppContext = {
           afterCreate: (comment) => announcements.commentCreated(comment),
           afterChange: async (change, comment, before) => {
             await eventFederation.commentChanged(change, comment, before);
-            await groupContentFederation.commentChanged(change, comment);
+            await groupContentFederation.commentChanged(change, comment, before);
           },
         }),
       participantExports,

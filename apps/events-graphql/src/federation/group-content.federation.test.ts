@@ -184,6 +184,36 @@ describe('group content federation (issue 14 §10)', function () {
       const activity = deliveries(remote, 'Create', String(reply.id))[0]!;
       expect(activity.verified).to.equal(true);
       expect(activity.body.actor).to.equal(groupUrl);
+      // Edited and deleted through the comments' own mutations.
+      const [row] = await server.ctx.sequelize.query<{ id: string }>(
+        'SELECT id::text AS id FROM comments WHERE url = :url',
+        {
+          type: QueryTypes.SELECT,
+          replacements: { url: reply.id },
+        },
+      );
+      ok(
+        await group.call(
+          'moderator',
+          `mutation($c: ID!) { updateComment(commentId: $c, text: "I do, twice") { id } }`,
+          {
+            c: row!.id,
+          },
+        ),
+        'updateComment',
+      );
+      ok(
+        await group.call('moderator', `mutation($c: ID!) { deleteComment(commentId: $c) { id } }`, {
+          c: row!.id,
+        }),
+        'deleteComment',
+      );
+      await drain();
+      expect(objectOf(only(remote, 'Update', String(reply.id)))).to.include({ content: 'I do, twice' });
+      expect(objectOf(only(remote, 'Delete', String(reply.id)))).to.include({
+        type: 'Tombstone',
+        formerType: 'Note',
+      });
     });
 
     it('sends folders and links as ResourceCollection and Document: Create, Add, Update, Move, Delete', async () => {

@@ -128,12 +128,21 @@ export class GroupContentFederation {
   }
 
   /** A discussion message edited or deleted through the comments service (event comments are not ours). */
-  commentChanged(change: 'created' | 'updated' | 'deleted', comment: CommentRow): Promise<void> {
+  commentChanged(
+    change: 'created' | 'updated' | 'deleted',
+    comment: CommentRow,
+    before: CommentRow | null,
+  ): Promise<void> {
     return this.safely(`discussion message ${change}`, async () => {
       if (change === 'created' || !comment.local) return;
       const discussion = await this.discussionOfComment(comment.id);
       if (!discussion) return;
-      await this.sendMessage(change === 'updated' ? 'Update' : 'Delete', discussion, comment);
+      // A tombstone has lost its author: the deletion is told as theirs.
+      const author = comment.actorId ?? before?.actorId ?? null;
+      await this.sendMessage(change === 'updated' ? 'Update' : 'Delete', discussion, {
+        ...comment,
+        actorId: author,
+      });
     });
   }
 
@@ -210,7 +219,13 @@ export class GroupContentFederation {
     const note = discussionNote(comment, discussion, group, author, parent?.url ?? null);
     if (comment.local) {
       if (type === 'Delete')
-        await this.send(group, author, 'Delete', { ...membersAudience(group), ...note }, {});
+        await this.send(
+          group,
+          author,
+          'Delete',
+          { type: 'Note', id: comment.url, ...membersAudience(group) },
+          {},
+        );
       else await this.send(group, author, type, note, {});
     } else if (group.local && author && !author.local) {
       await this.announce(group, type === 'Delete' ? comment.url : note, author.id);
