@@ -248,6 +248,8 @@ export class GroupContentFederation {
     const { delivery } = this.options.federation;
     if (group.local) {
       const recipients = await this.remoteMembers(group.id, reach.except ?? null);
+      // A group without remote members (and no followers to reach) has no one to tell.
+      if (recipients.length === 0 && !reach.followers) return;
       const activity = contentActivity(type, object, group, this.clock(), extra);
       await delivery.deliver(activity, {
         senderActorId: group.id,
