@@ -77,6 +77,7 @@ describe('bench configuration', () => {
       delivery: true,
       uploads: true,
       fanout: true,
+      groupDelivery: true,
     });
     expect(selectParts(['uploads'])).to.deep.equal({
       scenarios: [],
@@ -84,6 +85,7 @@ describe('bench configuration', () => {
       delivery: false,
       uploads: true,
       fanout: false,
+      groupDelivery: false,
     });
     expect(selectParts(['delivery', 'events-config'])).to.deep.equal({
       scenarios: ['events-config'],
@@ -91,6 +93,7 @@ describe('bench configuration', () => {
       delivery: true,
       uploads: false,
       fanout: false,
+      groupDelivery: false,
     });
     expect(selectParts(['fanout', 'microblog-home-timeline'])).to.deep.equal({
       scenarios: ['microblog-home-timeline'],
@@ -98,6 +101,12 @@ describe('bench configuration', () => {
       delivery: false,
       uploads: false,
       fanout: true,
+      groupDelivery: false,
+    });
+    expect(selectParts(['group-delivery'])).to.deep.include({
+      noScenarios: true,
+      groupDelivery: true,
+      fanout: false,
     });
   });
 });

@@ -44,6 +44,7 @@ export const USAGE = `Usage: pnpm bench [--quick] [--duration <s>] [--rounds <n>
                      "delivery" = the signed-delivery benchmark (part of a full run)
                      "uploads" = 1 MB JPEG uploads per service with GET /health probed (part of a full run)
                      "fanout" = posts of an author with 10,000 local followers, timed until every home feed holds them
+                     "group-delivery" = posts of a group with 1,000 remote members on 50 instances: signed POSTs per shared inbox
 
 Environment: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else an embedded PostgreSQL),
 BENCH_CONNECTIONS, BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP.`;
@@ -56,11 +57,15 @@ export interface SelectedParts {
   delivery: boolean;
   uploads: boolean;
   fanout: boolean;
+  groupDelivery: boolean;
 }
 
-const PARTS = ['delivery', 'uploads', 'fanout'];
+const PARTS = ['delivery', 'uploads', 'fanout', 'group-delivery'];
 
-/** A full run (empty list) runs everything; otherwise "delivery", "uploads" and "fanout" name those benchmarks. */
+/**
+ * A full run (empty list) runs everything; otherwise "delivery", "uploads", "fanout" and
+ * "group-delivery" name those benchmarks.
+ */
 export function selectParts(only: string[]): SelectedParts {
   const scenarios = only.filter((name) => !PARTS.includes(name));
   return {
@@ -69,6 +74,7 @@ export function selectParts(only: string[]): SelectedParts {
     delivery: only.length === 0 || only.includes('delivery'),
     uploads: only.length === 0 || only.includes('uploads'),
     fanout: only.length === 0 || only.includes('fanout'),
+    groupDelivery: only.length === 0 || only.includes('group-delivery'),
   };
 }
 

@@ -54,6 +54,11 @@ import {
 import type { Seeded } from './seeds.js';
 import { runUploadBench, type UploadBenchResult } from './uploads.js';
 import { formatFanOutLines, runFanOutBench, type FanOutResult } from './fanout.js';
+import {
+  formatGroupDeliveryLines,
+  runGroupDeliveryBench,
+  type GroupDeliveryResult,
+} from './group-delivery.js';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const TOOLING_DIR = join(BENCH_DIR, '..');
@@ -600,12 +605,28 @@ async function main(): Promise<number> {
       if (fanout.outcome !== 'ok') console.log(`  ! ${fanout.problems.join('; ')}`);
     }
 
+    let groupDelivery: GroupDeliveryResult | undefined;
+    if (parts.groupDelivery) {
+      console.log('\ngroup delivery: posts to a group of 1,000 remote members on 50 loopback instances:');
+      groupDelivery = await runGroupDeliveryBench({
+        posts: config.quick ? 3 : 10,
+        createDatabase: (label) => postgres.createDatabase(label),
+        dataDir,
+        serverEnv: childEnv,
+        print: (line) => console.log(`  ${line}`),
+        signal: interrupted.signal,
+      });
+      for (const line of formatGroupDeliveryLines(groupDelivery)) console.log(`  ${line}`);
+      if (groupDelivery.outcome !== 'ok') console.log(`  ! ${groupDelivery.problems.join('; ')}`);
+    }
+
     const broken = [
       ...results.filter((r) => r.outcome === 'failed' || r.outcome === 'errors'),
       ...(uploads?.services ?? [])
         .filter((s) => s.outcome !== 'ok')
         .map((s) => ({ name: `uploads ${s.service}` })),
       ...(fanout && fanout.outcome !== 'ok' ? [{ name: 'fan-out' }] : []),
+      ...(groupDelivery && groupDelivery.outcome !== 'ok' ? [{ name: 'group delivery' }] : []),
     ];
     const report = {
       version: 1,
@@ -631,6 +652,7 @@ async function main(): Promise<number> {
       ...(delivery ? { delivery } : {}),
       ...(uploads ? { uploads } : {}),
       ...(fanout ? { fanout } : {}),
+      ...(groupDelivery ? { groupDelivery } : {}),
     };
     const file = await writeResults(report, startedAt);
     console.log(`\nresults: ${relative(ROOT_DIR, file)}`);

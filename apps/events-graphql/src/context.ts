@@ -15,9 +15,11 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { EventsConfig } from './config/config.js';
 import { eventsActorUrls } from './federation/actor-urls.js';
 import { EventFederation } from './federation/events.federation.js';
+import { GroupContentFederation } from './federation/group-content.federation.js';
 import { eventsFederation } from './federation/federation.js';
 import type { GroupCollectionSource } from './federation/group-collection-source.js';
 import { groupMembershipCollections } from './federation/group-collections.js';
+import { groupContentCollectionSources } from './federation/group-content-collections.js';
 import { GroupMemberFederation } from './federation/group-members.federation.js';
 import { maintenanceJobs } from './jobs/maintenance.js';
 import { defineAdminSettingModel } from './modules/config/admin-setting.model.js';
@@ -90,6 +92,8 @@ export interface AppServices {
   eventFederation: EventFederation;
   /** Group memberships over ActivityPub (Join, Leave, Accept, Reject, Invite, Remove, Update of Member). */
   groupMemberFederation: GroupMemberFederation;
+  /** Group posts, discussions, resources and todos over ActivityPub (Article, Note, Document, Todo…). */
+  groupContentFederation: GroupContentFederation;
   /** The sources of a group's ActivityPub collections (`/@group/<name>`), one per kind of content. */
   groupCollections: readonly GroupCollectionSource[];
   /** Profiles: the Person actors owned by local users. */
@@ -274,6 +278,17 @@ export const AppContext = {
       });
     // Remote events, comments and joins reach the services through the inbox (after both exist).
     if (!overrides.eventFederation) eventFederation.registerInbox(participations);
+    const groupContentFederation =
+      overrides.groupContentFederation ??
+      new GroupContentFederation({
+        sequelize,
+        actors,
+        federation,
+        logger,
+        pubsub,
+        publicUrl: config.http.publicUrl,
+        clock,
+      });
     const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);
     const announcements =
       overrides.announcements ??
@@ -326,6 +341,7 @@ export const AppContext = {
     // One line per module that owns a kind of group content (posts, discussions, resources, todos).
     const groupCollections = overrides.groupCollections ?? [
       ...groupMembershipCollections(sequelize, eventFederation, config.http.publicUrl),
+      ...groupContentCollectionSources({ sequelize, actors }),
     ];
     const conversationMails =
       overrides.conversationMails ??
@@ -350,6 +366,19 @@ export const AppContext = {
         afterMessage: (commentId) => conversationMails.messagePosted(commentId),
       });
     const linkPreviews = overrides.linkPreviews ?? new LinkPreviews({ fetch: federation.fetch });
+    const discussions =
+      overrides.discussions ??
+      new DiscussionService({
+        sequelize,
+        roles: new GroupRoles(sequelize),
+        activities,
+        pubsub,
+        logger,
+        publicUrl: config.http.publicUrl,
+        hooks: groupContentFederation.discussionHooks(),
+      });
+    // Remote members' discussion messages go through the discussions service's own rules.
+    if (!overrides.groupContentFederation) groupContentFederation.registerInbox(discussions);
     const services: AppServices = {
       logger,
       sequelize,
@@ -370,6 +399,7 @@ export const AppContext = {
       federation,
       eventFederation,
       groupMemberFederation,
+      groupContentFederation,
       groupCollections,
       persons,
       events:
@@ -416,7 +446,10 @@ export const AppContext = {
           actionLogs,
           publicUrl: config.http.publicUrl,
           afterCreate: (comment) => announcements.commentCreated(comment),
-          afterChange: (change, comment, before) => eventFederation.commentChanged(change, comment, before),
+          afterChange: async (change, comment, before) => {
+            await eventFederation.commentChanged(change, comment, before);
+            await groupContentFederation.commentChanged(change, comment, before);
+          },
         }),
       participantExports,
       announcements,
@@ -435,8 +468,15 @@ export const AppContext = {
           previews: linkPreviews,
           logger: logger.child({ component: 'resources' }),
           publicUrl: config.http.publicUrl,
+          hooks: groupContentFederation.resourceHooks(),
         }),
-      todos: overrides.todos ?? new TodoService({ sequelize, publicUrl: config.http.publicUrl }),
+      todos:
+        overrides.todos ??
+        new TodoService({
+          sequelize,
+          publicUrl: config.http.publicUrl,
+          hooks: groupContentFederation.todoHooks(),
+        }),
       posts:
         overrides.posts ??
         new PostService({
@@ -445,17 +485,9 @@ export const AppContext = {
           roles: new GroupRoles(sequelize),
           activities,
           publicUrl: config.http.publicUrl,
+          hooks: groupContentFederation.postHooks(),
         }),
-      discussions:
-        overrides.discussions ??
-        new DiscussionService({
-          sequelize,
-          roles: new GroupRoles(sequelize),
-          activities,
-          pubsub,
-          logger,
-          publicUrl: config.http.publicUrl,
-        }),
+      discussions,
       activities,
       media,
       remoteMedia,

@@ -7,6 +7,7 @@ import { serveMedia } from '@agora/media';
 import { nodeInfoRouter } from './federation/nodeinfo.js';
 import { groupFederationRouter } from './federation/group-collections.js';
 import { eventObjectsRouter } from './federation/object-routes.js';
+import { groupContentObjectsRouter } from './federation/group-content-routes.js';
 import type { AppContext } from './context.js';
 import { createApollo } from './graphql/apollo.js';
 import { GENERIC_FAILURE, httpErrorBody, sendHttpError } from './graphql/errors.js';
@@ -75,6 +76,8 @@ export function createServer(ctx: AppContext): AppServer {
   app.use(ctx.federation.routes({ actorPath: '/@:name', instanceActorPath: '/relay' }));
   app.use(nodeInfoRouter(ctx));
   // `/events/:uuid` and `/comments/:uuid`: ActivityPub objects by content negotiation.
+  // Before the events' objects: discussion messages among /comments/:uuid are the group content's.
+  app.use(groupContentObjectsRouter(ctx));
   app.use(eventObjectsRouter(ctx));
   // A group's collections (`/@group/members`, …) and memberships (`/member/:uuid`), for ActivityPub clients.
   app.use(

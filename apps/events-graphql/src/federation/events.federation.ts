@@ -438,6 +438,8 @@ export class EventFederation {
 
   private async receiveNote({ activity, signer }: InboxContext): Promise<void> {
     const object = activity.object as Record<string, unknown>;
+    // A Note with a `context` is a group discussion's message: GroupContentFederation's.
+    if (typeof object === 'object' && object !== null && object.context != null) return;
     const parsed = parseRemoteNote(object);
     if (!parsed.ok)
       return void this.logger.info({ reason: parsed.reason, id: idOf(object) }, 'ignored a note');
@@ -525,7 +527,7 @@ export class EventFederation {
     );
     await sequelize.query(
       `UPDATE comments SET text = NULL, actor_id = NULL, deleted_at = now(), updated_at = now()
-        WHERE url = :id AND NOT local AND actor_id = :signer AND deleted_at IS NULL`,
+        WHERE url = :id AND NOT local AND actor_id = :signer AND deleted_at IS NULL AND discussion_id IS NULL`,
       { replacements: { id, signer: signer.id } },
     );
   }

@@ -1,2 +1,3 @@
 export * from './fake-remote.js';
 export * from './page-server.js';
+export * from '../delivery/loopback-inbox.testing.js';

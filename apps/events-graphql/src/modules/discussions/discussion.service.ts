@@ -32,6 +32,24 @@ export interface DiscussionServiceOptions {
   logger: Logger;
   /** Comment URLs are `<publicUrl>/comments/<uuid>`, discussions' `<publicUrl>/@<group>/c/<slug>`. */
   publicUrl: string;
+  /** Told after each committed change (group federation). */
+  hooks?: DiscussionHooks;
+}
+
+/** After-commit hooks: a new message (the first one opens the discussion), a rename, a deletion. */
+export interface DiscussionHooks {
+  commented(discussion: DiscussionRow, comment: CommentRow, opened: boolean): Promise<void>;
+  renamed(discussion: DiscussionRow, actorId: string): Promise<void>;
+  deleted(discussion: DiscussionRow, actorId: string): Promise<void>;
+}
+
+/** A message received from a peer: its own URL and uuid, and when it was written. */
+export interface RemoteMessage {
+  url: string;
+  uuid: string | null;
+  publishedAt: Date | null;
+  /** For a discussion opened remotely: the discussion's own URL. */
+  discussionUrl?: string;
 }
 
 /**
@@ -42,37 +60,51 @@ export interface DiscussionServiceOptions {
 export class DiscussionService {
   constructor(private readonly options: DiscussionServiceOptions) {}
 
-  async create(author: Actor, groupId: string, title: string, text: string): Promise<DiscussionRow> {
+  async create(
+    author: Actor,
+    groupId: string,
+    title: string,
+    text: string,
+    remote?: RemoteMessage,
+  ): Promise<DiscussionRow> {
     const group = await this.requireMember(author.id, groupId);
     const cleanTitle = discussionTitle(title);
     const body = commentText(text);
     const slug = `${slugify(cleanTitle).slice(0, 200) || 'discussion'}-${shortUuid(randomUUID()).slice(0, 10)}`;
-    return this.options.sequelize.transaction(async (transaction) => {
+    const created = await this.options.sequelize.transaction(async (transaction) => {
       const [row] = await this.options.sequelize.query<DiscussionRow>(
-        `INSERT INTO discussions AS d (slug, url, title, actor_id, creator_id)
-         VALUES (:slug, :url, :title, :groupId, :creatorId)
+        `INSERT INTO discussions AS d (slug, url, title, actor_id, creator_id, local)
+         VALUES (:slug, :url, :title, :groupId, :creatorId, :local)
          RETURNING ${DISCUSSION_COLUMNS}`,
         {
           type: QueryTypes.SELECT,
           transaction,
           replacements: {
             slug,
-            url: `${this.options.publicUrl}/@${group.username}/c/${slug}`,
+            local: !remote,
+            url: remote?.discussionUrl ?? `${this.options.publicUrl}/@${group.username}/c/${slug}`,
             title: cleanTitle,
             groupId: group.id,
             creatorId: author.id,
           },
         },
       );
-      const comment = await this.insertComment(row!, author.id, body, null, transaction);
+      const comment = await this.insertComment(row!, author.id, body, null, transaction, remote);
       const discussion = await this.touch(row!.id, comment.id, transaction);
       await this.recordActivity('discussion_created', discussion, author.id, {}, transaction);
-      return discussion;
+      return { discussion, comment };
     });
+    await this.options.hooks?.commented(created.discussion, created.comment, true);
+    return created.discussion;
   }
 
   /** A member answers: the comment goes after the discussion's last one; subscribers are told. */
-  async reply(author: Actor, discussionId: string, text: string): Promise<DiscussionRow> {
+  async reply(
+    author: Actor,
+    discussionId: string,
+    text: string,
+    remote?: RemoteMessage,
+  ): Promise<DiscussionRow> {
     const discussion = await this.existing(discussionId);
     await this.requireMember(author.id, discussion.actorId);
     const body = commentText(text);
@@ -84,7 +116,7 @@ export class DiscussionService {
       );
       if (!locked) throw new NotFound(DISCUSSION_MESSAGES.notFound, NOT_FOUND);
       const last = locked.lastCommentId ? await this.comment(locked.lastCommentId, transaction) : null;
-      const inserted = await this.insertComment(locked, author.id, body, last, transaction);
+      const inserted = await this.insertComment(locked, author.id, body, last, transaction, remote);
       const touched = await this.touch(locked.id, inserted.id, transaction);
       await this.recordActivity('discussion_replied', touched, author.id, {}, transaction);
       return { updated: touched, comment: inserted };
@@ -93,6 +125,7 @@ export class DiscussionService {
       discussionId: updated.id,
       commentId: comment.id,
     });
+    await this.options.hooks?.commented(updated, comment, false);
     return updated;
   }
 
@@ -100,7 +133,7 @@ export class DiscussionService {
     const discussion = await this.existing(discussionId);
     await this.requireMember(actor.id, discussion.actorId);
     const cleanTitle = discussionTitle(title);
-    return this.options.sequelize.transaction(async (transaction) => {
+    const renamed = await this.options.sequelize.transaction(async (transaction) => {
       const [row] = await this.options.sequelize.query<DiscussionRow>(
         `UPDATE discussions AS d SET title = :title, updated_at = now() WHERE d.id = :id
          RETURNING ${DISCUSSION_COLUMNS}`,
@@ -116,6 +149,8 @@ export class DiscussionService {
       );
       return row;
     });
+    await this.options.hooks?.renamed(renamed, actor.id);
+    return renamed;
   }
 
   /** Deletes a discussion with its comments. */
@@ -132,6 +167,7 @@ export class DiscussionService {
       });
       await this.recordActivity('discussion_deleted', discussion, actor.id, {}, transaction);
     });
+    await this.options.hooks?.deleted(discussion, actor.id);
     return discussion;
   }
 
@@ -201,19 +237,25 @@ export class DiscussionService {
     text: string,
     last: CommentRow | null,
     transaction: Transaction,
+    remote?: RemoteMessage,
   ): Promise<CommentRow> {
-    const uuid = randomUUID();
+    const uuid = remote?.uuid ?? randomUUID();
+    // A peer's uuid already taken here (it names another comment) gets a fresh one; its URL stays.
     const [row] = await this.options.sequelize.query<CommentRow>(
       `INSERT INTO comments AS c (uuid, url, text, actor_id, attributed_to_id, discussion_id,
-         in_reply_to_comment_id, origin_comment_id, visibility)
-       VALUES (:uuid, :url, :text, :actorId, :groupId, :discussionId, :inReplyTo, :origin, 'PRIVATE')
+         in_reply_to_comment_id, origin_comment_id, visibility, local, published_at)
+       SELECT CASE WHEN EXISTS (SELECT 1 FROM comments WHERE uuid = :uuid) THEN gen_random_uuid() ELSE :uuid::uuid END,
+         :url, :text, :actorId, :groupId, :discussionId, :inReplyTo, :origin, 'PRIVATE', :local,
+         LEAST(COALESCE(:publishedAt, now()), now())
        RETURNING ${COMMENT_COLUMNS}`,
       {
         type: QueryTypes.SELECT,
         transaction,
         replacements: {
           uuid,
-          url: `${this.options.publicUrl}/comments/${uuid}`,
+          local: !remote,
+          publishedAt: remote?.publishedAt ?? null,
+          url: remote?.url ?? `${this.options.publicUrl}/comments/${uuid}`,
           text,
           actorId: authorId,
           groupId: discussion.actorId,

@@ -58,6 +58,18 @@ export interface PostServiceOptions {
   activities: ActivityService;
   /** Post URLs are `<publicUrl>/p/<slug>`. */
   publicUrl: string;
+  /** Told after each committed change (group federation). */
+  hooks?: PostHooks;
+}
+
+/** After-commit hook: a post created, updated (with what it was) or deleted by `actorId`. */
+export interface PostHooks {
+  changed(
+    change: 'created' | 'updated' | 'deleted',
+    post: PostRow,
+    before: PostRow | null,
+    actorId: string,
+  ): Promise<void>;
 }
 
 /** Whom a read is for: the viewer's default profile, and whether the viewer moderates the instance. */
@@ -117,6 +129,7 @@ export class PostService {
         await this.recordActivity('post_created', row!, author.id, transaction);
         return row!;
       });
+      await this.options.hooks?.changed('created', post, null, author.id);
       return post;
     });
   }
@@ -144,7 +157,7 @@ export class PostService {
       : changes.publishAt != null
         ? changes.publishAt
         : (post.publishAt ?? new Date());
-    return this.options.sequelize.transaction(async (transaction) => {
+    const updated = await this.options.sequelize.transaction(async (transaction) => {
       let pictureId = post.pictureId;
       if (changes.picture !== undefined) {
         pictureId =
@@ -178,6 +191,8 @@ export class PostService {
       await this.recordActivity('post_updated', row, actor.id, transaction);
       return row;
     });
+    await this.options.hooks?.changed('updated', updated, post, actor.id);
+    return updated;
   }
 
   async remove(actor: Actor, id: string): Promise<PostRow> {
@@ -190,6 +205,7 @@ export class PostService {
       });
       await this.recordActivity('post_deleted', post, actor.id, transaction);
     });
+    await this.options.hooks?.changed('deleted', post, post, actor.id);
     return post;
   }
 

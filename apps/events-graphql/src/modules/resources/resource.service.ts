@@ -52,6 +52,15 @@ export interface ResourceServiceOptions {
   logger: Logger;
   /** Resource URLs are `<publicUrl>/resource/<uuid>`. */
   publicUrl: string;
+  /** Told after each committed change (group federation). */
+  hooks?: ResourceHooks;
+}
+
+/** After-commit hooks: created, updated (renamed, moved: with what it was) or deleted by `actorId`. */
+export interface ResourceHooks {
+  created(resource: ResourceRow, actorId: string): Promise<void>;
+  updated(before: ResourceRow, after: ResourceRow, actorId: string): Promise<void>;
+  deleted(resource: ResourceRow, actorId: string): Promise<void>;
 }
 
 /**
@@ -73,7 +82,7 @@ export class ResourceService {
     // The page's preview is read before the transaction: a slow remote never holds a row lock.
     const metadata = resourceUrl ? await this.metadataOf(resourceUrl) : null;
     const id = randomUUID();
-    return uniquePaths(() =>
+    const created = await uniquePaths(() =>
       this.options.sequelize.transaction(async (transaction) => {
         await lockTree(this.options.sequelize, input.groupId, transaction);
         const parent = await this.parentFolder(input.parentId ?? null, input.groupId, transaction, 'create');
@@ -106,6 +115,8 @@ export class ResourceService {
         return row!;
       }),
     );
+    await this.options.hooks?.created(created, actor.id);
+    return created;
   }
 
   /** Rename, move (into another folder of the group, or to its root), new summary or link. */
@@ -123,12 +134,14 @@ export class ResourceService {
       resourceUrl !== undefined && resourceUrl !== current.resourceUrl
         ? await this.metadataOf(resourceUrl!)
         : undefined;
-    return uniquePaths(() =>
+    let before: ResourceRow = current;
+    const updated = await uniquePaths(() =>
       this.options.sequelize.transaction(async (transaction) => {
         await lockTree(this.options.sequelize, current.groupId, transaction);
         // Read again under the lock: a move that committed meanwhile changed paths and parents.
         const resource = await this.find(id, transaction);
         if (!resource) throw new NotFound(RESOURCE_MESSAGES.notFound, REFUSAL);
+        before = resource;
         const parentId = patch.parentId === undefined ? resource.parentId : patch.parentId;
         const parent = await this.parentFolder(parentId, resource.groupId, transaction, 'update');
         if (parent && (parent.id === resource.id || parent.path.startsWith(`${resource.path}/`))) {
@@ -175,6 +188,8 @@ export class ResourceService {
         return row!;
       }),
     );
+    await this.options.hooks?.updated(before, updated, actor.id);
+    return updated;
   }
 
   /** Deletes a resource; a folder takes everything beneath it (the foreign key cascades). */
@@ -189,6 +204,7 @@ export class ResourceService {
         replacements: { id: resource.id },
       });
     });
+    await this.options.hooks?.deleted(resource, actor.id);
     return resource;
   }
 

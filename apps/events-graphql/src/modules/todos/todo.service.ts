@@ -38,6 +38,12 @@ export interface TodoPatch {
   assignedToId?: string | null | undefined;
 }
 
+/** After-commit hooks (group federation): a list created, a todo created or updated by `actorId`. */
+export interface TodoHooks {
+  listCreated(list: TodoListRow, actorId: string): Promise<void>;
+  todoChanged(change: 'created' | 'updated', todo: TodoRow, actorId: string): Promise<void>;
+}
+
 /**
  * The rules of a group's todo lists (spec §2.2: members only, for every operation). A todo is
  * assigned only to a member of its group; the check and the write share a transaction that locks
@@ -45,7 +51,7 @@ export interface TodoPatch {
  * in between.
  */
 export class TodoService {
-  constructor(private readonly options: { sequelize: Sequelize; publicUrl: string }) {}
+  constructor(private readonly options: { sequelize: Sequelize; publicUrl: string; hooks?: TodoHooks }) {}
 
   async createList(actor: Actor, groupId: string, title: string): Promise<TodoListRow> {
     await this.requireMember(actor.id, groupId);
@@ -63,6 +69,7 @@ export class TodoService {
         },
       },
     );
+    await this.options.hooks?.listCreated(row!, actor.id);
     return row!;
   }
 
@@ -86,7 +93,7 @@ export class TodoService {
     await this.requireMember(actor.id, list.groupId);
     const title = validTitle(input.title);
     const id = randomUUID();
-    return this.options.sequelize.transaction(async (transaction) => {
+    const created = await this.options.sequelize.transaction(async (transaction) => {
       const assignedToId = await this.assignee(input.assignedToId ?? null, list.groupId, transaction);
       await this.options.sequelize.query(
         `INSERT INTO todos (id, url, todo_list_id, title, status, due_date, creator_id, assigned_to_id)
@@ -107,6 +114,8 @@ export class TodoService {
       );
       return (await this.findTodo(id, transaction))!;
     });
+    await this.options.hooks?.todoChanged('created', created, actor.id);
+    return created;
   }
 
   async update(actor: Actor, id: string, patch: TodoPatch): Promise<TodoRow> {
@@ -114,7 +123,7 @@ export class TodoService {
     if (!todo) throw new NotFound(TODO_MESSAGES.todoNotFound, REFUSAL);
     await this.requireMember(actor.id, todo.groupId);
     const title = patch.title === undefined || patch.title === null ? todo.title : validTitle(patch.title);
-    return this.options.sequelize.transaction(async (transaction) => {
+    const updated = await this.options.sequelize.transaction(async (transaction) => {
       let listId = todo.todoListId;
       if (
         patch.todoListId !== undefined &&
@@ -148,6 +157,8 @@ export class TodoService {
       );
       return (await this.findTodo(todo.id, transaction))!;
     });
+    await this.options.hooks?.todoChanged('updated', updated, actor.id);
+    return updated;
   }
 
   async isMember(actorId: string, groupId: string): Promise<boolean> {
