@@ -134,7 +134,7 @@ describe('OStatus outbound: Salmon slaps, hub subscriptions, PuSH of edits and d
     expect(await statusCount(impostorId)).to.equal(0);
   });
 
-  it('sends a reply to, a mention of and a favourite of the OStatus-only account by Salmon, signed with the author key; a private one never', async () => {
+  it('sends a reply to, a mention, a favourite and a share of the OStatus-only account status by Salmon, signed with the author key; a private one never', async () => {
     const [daveStatus] = await masto.v1.timelines.home.list();
     gnu.slaps.length = 0;
     const reply = await masto.v1.statuses.create({
@@ -149,10 +149,11 @@ describe('OStatus outbound: Salmon slaps, hub subscriptions, PuSH of edits and d
     await masto.v1.statuses.create({ status: `secret @dave@${gnu.host}`, visibility: 'private' });
     await masto.v1.statuses.create({ status: `psst @dave@${gnu.host}`, visibility: 'direct' });
     await masto.v1.statuses.$select(daveStatus!.id).favourite();
+    const reblog = await masto.v1.statuses.$select(daveStatus!.id).reblog();
     await settle();
 
     const slaps = slapsTo('dave');
-    expect(slaps.map((s) => s.verified)).to.deep.equal([true, true, true]);
+    expect(slaps.map((s) => s.verified)).to.deep.equal([true, true, true, true]);
     const entries = slaps.map((s) => parseXml(s.entry));
     const byId = (id: string) => entries.find((e) => text(e, NS.atom, 'id') === id)!;
     const replied = byId(statusUri(reply.id));
@@ -162,6 +163,9 @@ describe('OStatus outbound: Salmon slaps, hub subscriptions, PuSH of edits and d
     expect(childrenOf(mentioned, NS.atom, 'link').map((l) => l.getAttribute('href'))).to.include(dave.uri);
     const favourite = entries.find((e) => text(e, NS.activity, 'verb') === VERBS.favorite)!;
     expect(text(childOf(favourite, NS.activity, 'object')!, NS.atom, 'id')).to.equal(daveStatus!.uri);
+    const share = byId(reblog.uri);
+    expect(text(share, NS.activity, 'verb')).to.equal(VERBS.share);
+    expect(text(childOf(share, NS.activity, 'object')!, NS.atom, 'id')).to.equal(daveStatus!.uri);
     // Nothing private travelled.
     expect(slaps.map((s) => s.entry).join(''))
       .to.not.contain('secret')
@@ -235,6 +239,29 @@ describe('OStatus outbound: Salmon slaps, hub subscriptions, PuSH of edits and d
     expect(gnu.hubRequests.at(-1)?.get('hub.mode')).to.equal('unsubscribe');
     expect(gnu.subscriptions.filter((s) => s.topic === dave.feedUrl)).to.have.lengthOf(0);
     expect(await t.ctx.ostatus.subscriber.find(daveId)).to.equal(null);
+
+    // Following again through the v1 API: a follow slap, and the hub subscribed anew.
+    await masto.v1.accounts.$select(daveId).follow();
+    await settle();
+    expect(slapsTo('dave').map((s) => s.verb)).to.deep.equal([VERBS.unfollow, VERBS.follow]);
+    expect(gnu.subscriptions.filter((s) => s.topic === dave.feedUrl)).to.have.lengthOf(1);
+  });
+
+  it('renews a hub subscription whose lease ends within a day, with the same secret', async () => {
+    const before = gnu.subscriptions.find((s) => s.topic === dave.feedUrl)!;
+    await t.ctx.sequelize.query(
+      "UPDATE push_remote_subscriptions SET expires_at = now() + interval '1 hour' WHERE callback_id = $1",
+      { bind: [daveId] },
+    );
+    const requests = gnu.hubRequests.length;
+    const [renewal] = t.ctx.ostatus.periodicJobs();
+    expect(await renewal!.run()).to.be.at.least(1);
+    await gnu.settled();
+    const asked = gnu.hubRequests.slice(requests).filter((f) => f.get('hub.topic') === dave.feedUrl);
+    expect(asked.map((f) => f.get('hub.mode'))).to.deep.equal(['subscribe']);
+    expect(asked[0]!.get('hub.secret')).to.equal(before.secret);
+    const lease = (await t.ctx.ostatus.subscriber.find(daveId))!.expiresAt!;
+    expect(lease.getTime()).to.be.greaterThan(Date.now() + 12 * 3_600_000);
   });
 
   it('pushes an edit as the updated entry and a deletion as a delete entry, once per change; private statuses never', async () => {

@@ -1,5 +1,13 @@
 import type { KeyObject } from 'node:crypto';
-import { BadInput, Forbidden, NotFound, Unauthenticated, type JobQueue, type Logger } from '@agora/core';
+import {
+  BadInput,
+  Forbidden,
+  NotFound,
+  Unauthenticated,
+  type JobQueue,
+  type Logger,
+  type PeriodicJob,
+} from '@agora/core';
 import {
   acctOf,
   PushSubscriber,
@@ -37,6 +45,9 @@ import {
 export const FEED_PAGE_SIZE = 20;
 const INVALID_SIGNATURE = 'Invalid signature';
 const VISIBILITIES: readonly Visibility[] = ['public', 'unlisted', 'private', 'direct'];
+/** The periodic job renewing our hub subscriptions a day before their lease ends (Mastodon's push:refresh). */
+export const OSTATUS_RENEW_JOB = 'ostatus.renew-subscriptions';
+const DAY_SECONDS = 86_400;
 /** Entries taken from one pushed feed (a hub sends one; a feed page holds twenty). */
 const MAX_PUSHED_ENTRIES = 20;
 
@@ -106,6 +117,17 @@ export class OStatusService {
   /** The workers of PuSH publishes, Salmon slaps and hub subscriptions (no-ops on role web). */
   registerWorker(): Promise<void> {
     return this.outbound.registerWorker();
+  }
+
+  /** Hourly: subscriptions to remote hubs whose lease ends within a day are asked for again. */
+  periodicJobs(): PeriodicJob[] {
+    return [
+      {
+        name: OSTATUS_RENEW_JOB,
+        periodMs: 3_600_000,
+        run: async () => (await this.subscriber.renewExpiring(DAY_SECONDS)).renewed,
+      },
+    ];
   }
 
   feedUrl(username: string): string {
