@@ -47,6 +47,15 @@ interface PublishJob {
   deleted: boolean;
 }
 
+interface StatusFacts {
+  visibility: string;
+  deleted: boolean;
+  reblog: boolean;
+  /** The author's. */
+  username: string;
+  salmonIds: string[];
+}
+
 interface SalmonJob {
   senderId: string;
   recipientId: string;
@@ -118,16 +127,33 @@ export class OStatusOutbound {
     await queue.work<SubscribeJob>(OSTATUS_SUBSCRIBE_JOB, (job) => this.subscription(job.data));
   }
 
-  /** Committed changes of statuses: PuSH publishes and Salmon slaps. */
+  /**
+   * Committed changes of statuses: PuSH publishes and Salmon slaps. One query tells whether there is
+   * anything to do (a public status with feed subscribers, OStatus-only accounts concerned), so the
+   * common case queues nothing.
+   */
   statusListener(): StatusListener {
     return {
       distributed: (statusId) =>
         this.safely('a new status', async () => {
-          await this.queuePublish(statusId, false);
-          await this.slapStatus(statusId);
+          const facts = await this.facts(statusId);
+          if (!facts || facts.deleted) return;
+          if (await this.published(facts)) await this.queuePublish(statusId, false);
+          if (facts.salmonIds.length > 0) await this.slapStatus(statusId);
         }),
-      edited: (statusId) => this.safely('an edit', () => this.queuePublish(statusId, false)),
-      removed: (statusId) => this.safely('a deletion', () => this.removed(statusId)),
+      edited: (statusId) =>
+        this.safely('an edit', async () => {
+          const facts = await this.facts(statusId);
+          if (facts && !facts.deleted && (await this.published(facts)))
+            await this.queuePublish(statusId, false);
+        }),
+      removed: (statusId) =>
+        this.safely('a deletion', async () => {
+          const facts = await this.facts(statusId);
+          if (!facts?.deleted || facts.reblog) return;
+          if (await this.published(facts)) await this.queuePublish(statusId, true);
+          if (facts.salmonIds.length > 0) await this.slapDeletion(statusId);
+        }),
       favourited: (accountId, status, on) =>
         this.safely('a favourite', () => this.favourited(accountId, status, on)),
     };
@@ -154,6 +180,34 @@ export class OStatusOutbound {
         );
       },
     };
+  }
+
+  /**
+   * What a change of a local status calls for, in one query: whether it may be in the feed, and the
+   * OStatus-only accounts it concerns (mentioned, replied to, shared). Null for a remote status.
+   */
+  private async facts(statusId: string): Promise<StatusFacts | null> {
+    const [row] = await this.options.sequelize.query<StatusFacts>(
+      `SELECT s.visibility, s.deleted_at IS NOT NULL AS deleted, s.reblog_of_id IS NOT NULL AS reblog,
+              a.username,
+              ARRAY(SELECT x.id::text FROM actors x
+                     WHERE x.id IN (SELECT m.account_id FROM mentions m WHERE m.status_id = s.id
+                                    UNION ALL SELECT s.in_reply_to_account_id
+                                    UNION ALL SELECT r.account_id FROM statuses r WHERE r.id = s.reblog_of_id)
+                       AND x.id <> s.account_id AND x.domain IS NOT NULL AND x.suspended_at IS NULL
+                       AND x.inbox_url IS NULL AND x.shared_inbox_url IS NULL
+                       AND x.endpoints->>'salmon' IS NOT NULL) AS "salmonIds"
+         FROM statuses s JOIN actors a ON a.id = s.account_id
+        WHERE s.id = $1 AND s.local`,
+      { bind: [statusId], type: QueryTypes.SELECT },
+    );
+    return row ?? null;
+  }
+
+  /** Whether a change of this status goes to the hub: public or unlisted, and its feed has subscribers. */
+  private async published(facts: StatusFacts): Promise<boolean> {
+    if (facts.visibility !== 'public' && facts.visibility !== 'unlisted') return false;
+    return this.options.pushHub.hasSubscribers(this.options.render.feedUrl(facts.username));
   }
 
   // ---- PuSH ---------------------------------------------------------------------------------------
@@ -217,11 +271,10 @@ export class OStatusOutbound {
     for (const recipient of recipients) await this.queueSalmon(sender, recipient, xml);
   }
 
-  /** A deleted public status: the PuSH subscribers and the OStatus-only accounts it concerned hear of it. */
-  private async removed(statusId: string): Promise<void> {
+  /** A deleted public status: the OStatus-only accounts it concerned hear of it. */
+  private async slapDeletion(statusId: string): Promise<void> {
     const found = await this.deletedStatus(statusId);
     if (!found) return;
-    await this.queuePublish(statusId, true);
     const { view, author } = found;
     const recipients = await this.ostatusRecipients(
       [
