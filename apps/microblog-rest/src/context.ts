@@ -430,6 +430,7 @@ export const AppContext = {
             ...federation.maintenanceJobs(),
             ...polls.periodicJobs(),
             ...scheduledStatuses.periodicJobs(),
+            ...ostatus.periodicJobs(),
           ],
         });
       const parts: AppContextParts = {

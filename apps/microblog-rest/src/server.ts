@@ -289,6 +289,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.previewCards.registerWorker();
       await ctx.polls.registerWorker();
       await ctx.statusFederation.registerWorker();
+      await ctx.ostatus.registerWorker();
       await ctx.scheduledStatuses.registerWorker();
       await ctx.lists.registerWorker();
       await ctx.notifications.registerWorker();

@@ -29,6 +29,23 @@ const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 /** Whether `follower` (remote) may follow `target` (local); false refuses the Follow. */
 export type FollowPolicy = (follower: Actor, target: Actor) => Promise<boolean>;
 
+/**
+ * Reaches remote actors that have no ActivityPub inbox (the microblog's OStatus-only accounts):
+ * `follow` and `unfollow` are told after the follow row is written or removed.
+ */
+export interface FollowTransport {
+  /** Whether this transport reaches `target` (a remote actor without an inbox). */
+  reaches(target: Actor): boolean;
+  follow(actor: Actor, target: Actor, follow: Follow): Promise<void>;
+  unfollow(actor: Actor, target: Actor, follow: Follow): Promise<void>;
+}
+
+/**
+ * Finds a remote account whose WebFinger document names no ActivityPub actor (the JRD is untrusted
+ * remote input); null when it is not one this resolver knows how to use.
+ */
+export type AccountResolver = (jrd: { links?: unknown[] }, address: string) => Promise<Actor | null>;
+
 /** What an app does when a remote actor blocks (or unblocks) a local one. */
 export interface BlockListener {
   blocked(blocker: Actor, target: Actor, uri: string | null): Promise<void>;
@@ -79,6 +96,8 @@ export class Federation {
   private readonly plainHttpHosts: Set<string>;
   private readonly followPolicies: FollowPolicy[] = [];
   private readonly blockListeners: BlockListener[] = [];
+  private readonly followTransports: FollowTransport[] = [];
+  private readonly accountResolvers: AccountResolver[] = [];
 
   constructor(private readonly options: FederationOptions) {
     const { sequelize, queue, logger, actors } = options;
@@ -161,6 +180,16 @@ export class Federation {
     this.blockListeners.push(listener);
   }
 
+  /** Adds a way to follow remote actors without an inbox (the microblog's OStatus, issue 16 §6). */
+  addFollowTransport(transport: FollowTransport): void {
+    this.followTransports.push(transport);
+  }
+
+  /** Adds a resolver of `user@domain` addresses whose WebFinger names no ActivityPub actor. */
+  addAccountResolver(resolver: AccountResolver): void {
+    this.accountResolvers.push(resolver);
+  }
+
   /**
    * `actorId` (local) follows the actor with id `targetUri`: at once for a local target (pending if
    * it approves followers by hand), else a pending relation and a Follow delivered to the target's
@@ -183,7 +212,18 @@ export class Federation {
     const existing = await this.follows.find(actor.id, target.id);
     if (existing)
       return this.follows.follow(actor.id, target.id, { ...options, accepted: existing.accepted });
-    if (!target.inboxUrl) throw new BadInput('The actor has no inbox');
+    if (!target.inboxUrl) {
+      // No inbox: an app's transport (OStatus) may reach it; such follows need no Accept.
+      const transport = this.followTransports.find((candidate) => candidate.reaches(target));
+      if (!transport) throw new BadInput('The actor has no inbox');
+      const follow = await this.follows.follow(actor.id, target.id, {
+        ...options,
+        uri: `${actor.uri}#follows/${randomUUID()}`,
+        accepted: true,
+      });
+      await transport.follow(actor, target, follow);
+      return follow;
+    }
     const uri = `${actor.uri}#follows/${randomUUID()}`;
     const follow = await this.follows.follow(actor.id, target.id, { ...options, uri, accepted: false });
     await this.deliver(
@@ -212,6 +252,9 @@ export class Federation {
         },
         { senderActorId: actor.id, inboxes: [target.inboxUrl] },
       );
+    } else if (!target.local) {
+      const transport = this.followTransports.find((candidate) => candidate.reaches(target));
+      await transport?.unfollow(actor, target, follow);
     }
     return true;
   }
@@ -289,7 +332,13 @@ export class Federation {
             /^application\/(activity\+json|ld\+json)/.test(String((link as { type?: unknown }).type ?? '')),
         )
       : undefined;
-    if (!self) throw new NotFound('Record not found');
+    if (!self) {
+      for (const resolver of this.accountResolvers) {
+        const found = jrd ? await resolver(jrd, resource) : null;
+        if (found) return found;
+      }
+      throw new NotFound('Record not found');
+    }
     try {
       return await this.remoteActors.resolve(self.href);
     } catch (error) {

@@ -12,6 +12,8 @@ export {
   type FederationOptions,
   type FollowPolicy,
   type BlockListener,
+  type FollowTransport,
+  type AccountResolver,
 } from './federation.js';
 export * from './discovery/index.js';
 export * from './jsonld/index.js';

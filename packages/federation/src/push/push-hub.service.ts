@@ -166,6 +166,17 @@ export class PushHub {
     return rows.length;
   }
 
+  /** Whether `topicUrl` has a confirmed, unexpired subscription (publishers skip the work when not). */
+  async hasSubscribers(topicUrl: string): Promise<boolean> {
+    const topic = httpUrl(topicUrl);
+    if (!topic) return false;
+    const [row] = await this.sequelize.query<{ yes: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM push_subscriptions WHERE topic = $1 AND confirmed AND expires_at > $2) AS yes`,
+      { bind: [topic, this.now()], type: QueryTypes.SELECT },
+    );
+    return row?.yes === true;
+  }
+
   /** Deletes lapsed leases and verifications that never finished; returns how many. Apps schedule it. */
   async purgeExpired(): Promise<number> {
     const now = this.now();

@@ -184,6 +184,7 @@ describe('PushHub', function () {
     expect(wrong.requests).to.have.length(1);
     expect(failing.requests).to.have.length(1);
     expect(await hub.subscriptions(topic)).to.deep.equal([]);
+    expect(await hub.hasSubscribers(topic)).to.equal(false);
     expect(await hub.distribute(topic, entry(1))).to.equal(0);
   });
 
@@ -192,6 +193,7 @@ describe('PushHub', function () {
     const topic = topicOf('signed');
     await subscribe(`${remote.origin}/cb`, topic, { 'hub.secret': 'shared-secret' });
 
+    expect(await hub.hasSubscribers(topic)).to.equal(true);
     expect(await hub.distribute(topic, entry(7))).to.equal(1);
     await hub.drain();
 
@@ -300,7 +302,9 @@ describe('PushHub', function () {
     const topic = topicOf('lapsed');
     await subscribe(`${remote.origin}/cb`, topic);
 
+    expect(await hub.hasSubscribers(topic)).to.equal(true);
     offsetMs = (DAY + 60) * 1000;
+    expect(await hub.hasSubscribers(topic)).to.equal(false);
     expect(await hub.distribute(topic, entry(15))).to.equal(0);
     await hub.drain();
     expect(remote.requests.filter((request) => request.method === 'POST')).to.have.length(0);

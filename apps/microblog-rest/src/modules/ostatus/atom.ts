@@ -19,6 +19,7 @@ export const VERBS = {
   follow: `${SCHEMA}follow`,
   unfollow: 'http://ostatus.org/schema/1.0/unfollow',
   favorite: `${SCHEMA}favorite`,
+  unfavorite: `${SCHEMA}unfavorite`,
   delete: `${SCHEMA}delete`,
 } as const;
 export const OBJECT_TYPES = {
@@ -105,6 +106,62 @@ export function renderFeed(feed: AtomFeed): string {
 export function renderEntry(entry: AtomEntry): string {
   const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' });
   entryInto(doc.ele(NS.atom, 'entry', namespaceAttributes()), entry, true);
+  return doc.end({ prettyPrint: false });
+}
+
+/** What an activity entry (follow, unfollow, favorite, delete) is about. */
+export type AtomObject =
+  | { kind: 'person'; account: AtomAuthor }
+  | { kind: 'status'; id: string; url: string | null; objectType: string };
+
+/**
+ * An entry that is an activity rather than a status, as Mastodon 1.x's AtomSerializer wrote them
+ * for Salmon and PuSH: a follow or unfollow of a person, a favourite of a status, the deletion of a
+ * status (the tombstone: its id, `activity:verb` delete, the deleted object by id).
+ */
+export interface AtomActivity {
+  id: string;
+  title: string;
+  published: Date;
+  updated: Date;
+  author: AtomAuthor;
+  verb: string;
+  object: AtomObject;
+  /** The status the activity concerns, as `thr:in-reply-to` (favourites, deleted replies). */
+  inReplyTo: { uri: string; url: string | null } | null;
+  url: string | null;
+}
+
+/** One activity entry as a standalone document (Salmon payloads, PuSH of deletions). */
+export function renderActivity(activity: AtomActivity): string {
+  const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' });
+  const node = doc.ele(NS.atom, 'entry', namespaceAttributes());
+  node.ele('id').txt(safe(activity.id));
+  node.ele('published').txt(safe(activity.published.toISOString()));
+  node.ele('updated').txt(safe(activity.updated.toISOString()));
+  node.ele('title').txt(safe(activity.title));
+  node.ele('content', { type: 'html' }).txt(safe(activity.title));
+  author(node.ele('author'), activity.author);
+  node.ele('activity:object-type').txt(safe(OBJECT_TYPES.activity));
+  node.ele('activity:verb').txt(safe(activity.verb));
+  const object = node.ele('activity:object');
+  if (activity.object.kind === 'person') {
+    author(object, activity.object.account);
+  } else {
+    object.ele('id').txt(safe(activity.object.id));
+    object.ele('activity:object-type').txt(safe(activity.object.objectType));
+    if (activity.object.url) link(object, { rel: 'alternate', type: 'text/html', href: activity.object.url });
+  }
+  if (activity.url) link(node, { rel: 'alternate', type: 'text/html', href: activity.url });
+  if (activity.inReplyTo) {
+    node.ele(
+      'thr:in-reply-to',
+      attrs({
+        ref: activity.inReplyTo.uri,
+        ...(activity.inReplyTo.url ? { href: activity.inReplyTo.url } : {}),
+      }),
+    );
+  }
   return doc.end({ prettyPrint: false });
 }
 

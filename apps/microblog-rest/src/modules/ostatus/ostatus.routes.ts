@@ -1,4 +1,5 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { createPushSubscriberRouter } from '@agora/federation';
 import { ATOM_TYPE } from './atom.js';
 import { MAGIC_ENVELOPE_TYPE, MAX_ENVELOPE_BYTES } from './magic-envelope.js';
 import type { OStatusService } from './ostatus.service.js';
@@ -6,7 +7,9 @@ import type { OStatusService } from './ostatus.service.js';
 /**
  * The early federation's URLs (spec microblog/not-shown.md §4.1): the account feed
  * `GET /users/:name.atom` (`max_id` pages) and the Salmon endpoint `POST /api/salmon/:accountId`
- * (201 when taken). Mounted before the actor documents, whose `/users/:name` would match the feed.
+ * (201 when taken), and the PuSH callback `/api/subscriptions/:id` where the hubs of followed
+ * OStatus-only accounts verify intent and push their entries. Mounted before the actor documents,
+ * whose `/users/:name` would match the feed.
  */
 export function ostatusRouter(ostatus: OStatusService): Router {
   const router = Router();
@@ -41,5 +44,6 @@ export function ostatusRouter(ostatus: OStatusService): Router {
       res.status(201).json({});
     }),
   );
+  router.use(createPushSubscriberRouter(ostatus.subscriber));
   return router;
 }

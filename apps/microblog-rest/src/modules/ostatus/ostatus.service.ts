@@ -1,12 +1,22 @@
 import type { KeyObject } from 'node:crypto';
-import { BadInput, Forbidden, NotFound, Unauthenticated, type JobQueue, type Logger } from '@agora/core';
+import {
+  BadInput,
+  Forbidden,
+  NotFound,
+  Unauthenticated,
+  type JobQueue,
+  type Logger,
+  type PeriodicJob,
+} from '@agora/core';
 import {
   acctOf,
+  PushSubscriber,
   sameOrigin,
   sanitizeRemoteHtml,
   type Actor,
   type ActorStore,
   type Federation,
+  type PushContent,
   type PushHub,
   REL_MAGIC_PUBLIC_KEY,
 } from '@agora/federation';
@@ -17,15 +27,9 @@ import type { RemoteNoteValues } from '../statuses-federation/remote-notes.js';
 import { FAN_OUT_JOB, type StatusListener, type StatusService } from '../statuses/status.service.js';
 import type { StatusView } from '../statuses/views/status.view.js';
 import type { Visibility } from '../statuses/status.model.js';
-import {
-  NS,
-  PUBLIC_COLLECTION,
-  renderEntry,
-  renderFeed,
-  VERBS,
-  type AtomAuthor,
-  type AtomEntry,
-} from './atom.js';
+import { NS, PUBLIC_COLLECTION, renderFeed, VERBS, type AtomAuthor, type AtomEntry } from './atom.js';
+import { resolveOStatusAccount } from './ostatus-accounts.js';
+import { OStatusOutbound, ostatusOnly } from './ostatus-outbound.js';
 import {
   childOf,
   childrenOf,
@@ -41,6 +45,11 @@ import {
 export const FEED_PAGE_SIZE = 20;
 const INVALID_SIGNATURE = 'Invalid signature';
 const VISIBILITIES: readonly Visibility[] = ['public', 'unlisted', 'private', 'direct'];
+/** The periodic job renewing our hub subscriptions a day before their lease ends (Mastodon's push:refresh). */
+export const OSTATUS_RENEW_JOB = 'ostatus.renew-subscriptions';
+const DAY_SECONDS = 86_400;
+/** Entries taken from one pushed feed (a hub sends one; a feed page holds twenty). */
+const MAX_PUSHED_ENTRIES = 20;
 
 export interface OStatusOptions {
   sequelize: Sequelize;
@@ -67,16 +76,58 @@ interface PageLinks {
 }
 
 /**
- * OStatus as early Mastodon spoke it (issue 16 §6): the account Atom feed, each new public status
- * pushed through the PuSH hub, and the Salmon endpoint for replies, mentions and follows.
+ * OStatus as early Mastodon spoke it (issue 16 §6): the account Atom feed, each new, edited or
+ * deleted public status pushed through the PuSH hub, the Salmon endpoint for replies, mentions and
+ * follows, Salmon slaps to OStatus-only accounts (`OStatusOutbound`), and following such accounts:
+ * found through WebFinger, their feed subscribed at their hub, the entries it pushes stored.
  */
 export class OStatusService {
+  /** Our subscriptions to the hubs of followed OStatus-only accounts (callback `/api/subscriptions/:id`). */
+  readonly subscriber: PushSubscriber;
+  private readonly outbound: OStatusOutbound;
   private readonly logger: Logger;
   private readonly localHost: string;
 
   constructor(private readonly options: OStatusOptions) {
     this.logger = options.logger.child({ component: 'ostatus' });
     this.localHost = new URL(options.publicUrl).host;
+    this.subscriber = new PushSubscriber({
+      sequelize: options.sequelize,
+      fetch: options.federation.fetch,
+      logger: options.logger,
+      // The callback id is the followed account's id, as Mastodon's.
+      callbackUrl: (id) => `${options.publicUrl}/api/subscriptions/${id}`,
+      onContent: (content) => this.receivePushed(content),
+    });
+    this.outbound = new OStatusOutbound({
+      ...options,
+      subscriber: this.subscriber,
+      render: {
+        entry: async (statusId) => (await this.entries([statusId], { localOnly: true }))[0] ?? null,
+        author: (actor) => this.authorOf(actor),
+        feedUrl: (username) => this.feedUrl(username),
+      },
+    });
+    options.federation.addFollowTransport(this.outbound.followTransport());
+    options.federation.addAccountResolver((jrd, resource) =>
+      resolveOStatusAccount({ federation: options.federation, logger: this.logger }, jrd, resource),
+    );
+  }
+
+  /** The workers of PuSH publishes, Salmon slaps and hub subscriptions (no-ops on role web). */
+  registerWorker(): Promise<void> {
+    return this.outbound.registerWorker();
+  }
+
+  /** Hourly: subscriptions to remote hubs whose lease ends within a day are asked for again. */
+  periodicJobs(): PeriodicJob[] {
+    return [
+      {
+        name: OSTATUS_RENEW_JOB,
+        periodMs: 3_600_000,
+        run: async () => (await this.subscriber.renewExpiring(DAY_SECONDS)).renewed,
+      },
+    ];
   }
 
   feedUrl(username: string): string {
@@ -118,26 +169,13 @@ export class OStatusService {
     });
   }
 
-  /** Tells the PuSH hub of each new local public or unlisted status (private and direct never). */
+  /**
+   * Committed changes of local statuses: new, edited and deleted public ones are published to the
+   * PuSH hub (private and direct never); replies, mentions, shares and favourites concerning
+   * OStatus-only accounts are sent to them by Salmon.
+   */
   statusListener(): StatusListener {
-    return {
-      distributed: async (statusId) => {
-        try {
-          await this.push(statusId);
-        } catch (error) {
-          this.logger.error({ err: error, statusId }, 'pushing a status to the hub failed');
-        }
-      },
-    };
-  }
-
-  /** Queues the one-entry feed of a status to the subscribers of its author's feed; returns how many. */
-  async push(statusId: string): Promise<number> {
-    const [entry] = await this.entries([statusId], { localOnly: true });
-    if (!entry) return 0;
-    const author = await this.options.actors.findByUri(entry.author.uri);
-    if (!author?.local) return 0;
-    return this.options.pushHub.distribute(this.feedUrl(author.username), renderEntry(entry));
+    return this.outbound.statusListener();
   }
 
   /** Entries of statuses in the given order; private, direct, deleted and missing ones are left out. */
@@ -334,6 +372,52 @@ export class OStatusService {
     // The fan-out job writes home feeds and tells notifications (mentions, replies) and streaming.
     await queue.send(FAN_OUT_JOB, { statusId });
     return 'stored';
+  }
+
+  // ---- Feeds pushed by the hubs of followed OStatus-only accounts ---------------------------------
+
+  /**
+   * Content a hub POSTed to `/api/subscriptions/:id` after its `X-Hub-Signature` verified with our
+   * secret (the subscriber drops anything else unread). Each post entry by the subscribed account
+   * is stored as its status and fanned out to its local followers' home feeds; entries by anyone
+   * else, other verbs and malformed documents are left out (logged, never an error to the hub).
+   */
+  private async receivePushed(content: PushContent): Promise<void> {
+    const author = await this.options.actors.findById(content.subscription.callbackId);
+    if (!ostatusOnly(author) || author.endpoints.atom !== content.subscription.topic) {
+      this.logger.info({ topic: content.subscription.topic }, 'pushed content for an unknown feed ignored');
+      return;
+    }
+    let root: XmlElement;
+    try {
+      root = parseXml(content.body);
+    } catch {
+      this.logger.info({ topic: content.subscription.topic }, 'pushed content is not XML');
+      return;
+    }
+    const isFeed = root.namespaceURI === NS.atom && root.localName === 'feed';
+    const isEntry = root.namespaceURI === NS.atom && root.localName === 'entry';
+    if (!isFeed && !isEntry) return;
+    const feedAuthor = isFeed ? text(childOf(root, NS.atom, 'author'), NS.atom, 'uri') : null;
+    const entries = isFeed ? childrenOf(root, NS.atom, 'entry').slice(0, MAX_PUSHED_ENTRIES) : [root];
+    for (const entry of entries) {
+      const by = text(childOf(entry, NS.atom, 'author'), NS.atom, 'uri') ?? feedAuthor;
+      const verb = normalVerb(text(entry, NS.activity, 'verb') ?? VERBS.post);
+      if (by !== author.uri || verb !== VERBS.post) {
+        this.logger.info({ actor: author.uri, verb, by }, 'a pushed entry was left out');
+        continue;
+      }
+      try {
+        const statusId = await this.options.statusFederation.storeRemote(
+          author,
+          this.postValues(author, entry),
+        );
+        if (statusId) await this.options.queue.send(FAN_OUT_JOB, { statusId });
+      } catch (error) {
+        if (!(error instanceof BadInput)) throw error;
+        this.logger.info({ actor: author.uri, err: error }, 'a pushed entry was refused');
+      }
+    }
   }
 
   /** A post entry as the values of a remote status. Errors: BadInput (no id, or an id of another origin). */

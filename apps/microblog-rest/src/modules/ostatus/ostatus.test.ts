@@ -21,6 +21,7 @@ import {
   signMagicEnvelope,
   type XmlElement,
 } from './magic-envelope.js';
+import { OSTATUS_JOBS } from './ostatus-outbound.js';
 
 interface Received {
   method: string;
@@ -80,6 +81,7 @@ describe('OStatus: Atom feed, PuSH and Salmon (microblog)', () => {
   const settle = async () => {
     await t.ctx.queue.drain([INBOX_JOB]);
     await t.ctx.queue.drain([FAN_OUT_JOB, NOTIFY_UPDATE_JOB]);
+    await t.ctx.queue.drain(OSTATUS_JOBS);
     await t.ctx.pushHub.drain();
     await t.ctx.queue.drain([DELIVERY_JOB]);
   };
