@@ -70,13 +70,14 @@ describe('bench configuration', () => {
     );
   });
 
-  it('runs the delivery, upload and fan-out benchmarks in a full run, or when --only names them', () => {
+  it('runs the delivery, upload, fan-out and streaming benchmarks in a full run, or when --only names them', () => {
     expect(selectParts([])).to.deep.equal({
       scenarios: [],
       noScenarios: false,
       delivery: true,
       uploads: true,
       fanout: true,
+      streaming: true,
     });
     expect(selectParts(['uploads'])).to.deep.equal({
       scenarios: [],
@@ -84,6 +85,7 @@ describe('bench configuration', () => {
       delivery: false,
       uploads: true,
       fanout: false,
+      streaming: false,
     });
     expect(selectParts(['delivery', 'events-config'])).to.deep.equal({
       scenarios: ['events-config'],
@@ -91,6 +93,7 @@ describe('bench configuration', () => {
       delivery: true,
       uploads: false,
       fanout: false,
+      streaming: false,
     });
     expect(selectParts(['fanout', 'microblog-home-timeline'])).to.deep.equal({
       scenarios: ['microblog-home-timeline'],
@@ -98,6 +101,8 @@ describe('bench configuration', () => {
       delivery: false,
       uploads: false,
       fanout: true,
+      streaming: false,
     });
+    expect(selectParts(['streaming'])).to.include({ noScenarios: true, streaming: true, fanout: false });
   });
 });

@@ -44,6 +44,7 @@ export const USAGE = `Usage: pnpm bench [--quick] [--duration <s>] [--rounds <n>
                      "delivery" = the signed-delivery benchmark (part of a full run)
                      "uploads" = 1 MB JPEG uploads per service with GET /health probed (part of a full run)
                      "fanout" = posts of an author with 10,000 local followers, timed until every home feed holds them
+                     "streaming" = 5,000 WebSocket clients on one server, a steady stream of posts fanned out to them
 
 Environment: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else an embedded PostgreSQL),
 BENCH_CONNECTIONS, BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP.`;
@@ -56,9 +57,10 @@ export interface SelectedParts {
   delivery: boolean;
   uploads: boolean;
   fanout: boolean;
+  streaming: boolean;
 }
 
-const PARTS = ['delivery', 'uploads', 'fanout'];
+const PARTS = ['delivery', 'uploads', 'fanout', 'streaming'];
 
 /** A full run (empty list) runs everything; otherwise "delivery", "uploads" and "fanout" name those benchmarks. */
 export function selectParts(only: string[]): SelectedParts {
@@ -69,6 +71,7 @@ export function selectParts(only: string[]): SelectedParts {
     delivery: only.length === 0 || only.includes('delivery'),
     uploads: only.length === 0 || only.includes('uploads'),
     fanout: only.length === 0 || only.includes('fanout'),
+    streaming: only.length === 0 || only.includes('streaming'),
   };
 }
 

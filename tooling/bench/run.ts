@@ -54,6 +54,7 @@ import {
 import type { Seeded } from './seeds.js';
 import { runUploadBench, type UploadBenchResult } from './uploads.js';
 import { formatFanOutLines, runFanOutBench, type FanOutResult } from './fanout.js';
+import { formatStreamingLines, runStreamingBench, type StreamingResult } from './streaming.js';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const TOOLING_DIR = join(BENCH_DIR, '..');
@@ -600,12 +601,31 @@ async function main(): Promise<number> {
       if (fanout.outcome !== 'ok') console.log(`  ! ${fanout.problems.join('; ')}`);
     }
 
+    let streaming: StreamingResult | undefined;
+    if (parts.streaming) {
+      console.log('\nstreaming: 5,000 WebSocket clients on one process, posts fanned out to all of them:');
+      streaming = await runStreamingBench({
+        sockets: 5000,
+        users: 500,
+        posts: config.quick ? 30 : 100,
+        intervalMs: 100,
+        createDatabase: (label) => postgres.createDatabase(label),
+        dataDir,
+        serverEnv: childEnv,
+        print: (line) => console.log(`  ${line}`),
+        signal: interrupted.signal,
+      });
+      for (const line of formatStreamingLines(streaming)) console.log(`  ${line}`);
+      if (streaming.outcome !== 'ok') console.log(`  ! ${streaming.problems.join('; ')}`);
+    }
+
     const broken = [
       ...results.filter((r) => r.outcome === 'failed' || r.outcome === 'errors'),
       ...(uploads?.services ?? [])
         .filter((s) => s.outcome !== 'ok')
         .map((s) => ({ name: `uploads ${s.service}` })),
       ...(fanout && fanout.outcome !== 'ok' ? [{ name: 'fan-out' }] : []),
+      ...(streaming && streaming.outcome !== 'ok' ? [{ name: 'streaming' }] : []),
     ];
     const report = {
       version: 1,
@@ -631,6 +651,7 @@ async function main(): Promise<number> {
       ...(delivery ? { delivery } : {}),
       ...(uploads ? { uploads } : {}),
       ...(fanout ? { fanout } : {}),
+      ...(streaming ? { streaming } : {}),
     };
     const file = await writeResults(report, startedAt);
     console.log(`\nresults: ${relative(ROOT_DIR, file)}`);

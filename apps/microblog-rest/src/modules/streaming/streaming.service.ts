@@ -1,7 +1,7 @@
 import { scopesAllow, type Scope } from '@agora/auth';
 import { NotFound, type Logger, type PubSub, type Unsubscribe } from '@agora/core';
 import { isRowId } from '@agora/db';
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { serializeAccount } from '../../entities/account.js';
 import { serializeConversation } from '../../entities/conversation.js';
 import { serializeFilterResult } from '../../entities/filter.js';
@@ -180,16 +180,9 @@ export class StreamingService {
     };
   }
 
-  /** Notifications just made (told after their transaction commits, so every process finds them). */
-  async notificationsCreated(
-    rows: ReadonlyArray<{ id: string; accountId: string }>,
-    transaction?: Transaction,
-  ): Promise<void> {
-    const send = async () => {
-      for (const row of rows) await this.publish({ e: 'notification', n: row.id, a: row.accountId });
-    };
-    if (transaction) transaction.afterCommit(send);
-    else await send();
+  /** Notifications just made and committed (the notifications module tells after the commit). */
+  async notificationsCreated(rows: ReadonlyArray<{ id: string; accountId: string }>): Promise<void> {
+    for (const row of rows) await this.publish({ e: 'notification', n: row.id, a: row.accountId });
   }
 
   /** An account's filters changed: its clients re-read them (`filters_changed` on the user stream). */
