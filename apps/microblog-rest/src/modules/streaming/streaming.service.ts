@@ -153,6 +153,8 @@ export class StreamingService {
   private readonly relations = new Map<string, ViewerRelations>();
   private readonly relationsLoading = new Map<string, Promise<void>>();
   private relationsBatch: { ids: Set<string>; done: Promise<void> } | null = null;
+  /** Accounts whose relations changed while they were being read. */
+  private readonly relationsChanged = new Set<string>();
   private subscriptionCount = 0;
   private readonly matchers = new Map<string, { at: number; matcher: Promise<StatusFilterMatcher> }>();
   private listening: Promise<Unsubscribe> | null = null;
@@ -361,13 +363,22 @@ export class StreamingService {
       const done = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
         if (this.relationsBatch?.ids === ids) this.relationsBatch = null;
         try {
-          const loaded = await loadRelations(this.deps.sequelize, [...ids]);
-          for (const [id, relations] of loaded) {
-            // Kept only while the account still has a stream open here.
-            if ((this.perAccount.get(id) ?? 0) > 0) this.relations.set(id, relations);
+          let wanted = [...ids];
+          // A change heard while the read ran may be missing from it: those accounts are read again.
+          while (wanted.length > 0) {
+            for (const id of wanted) this.relationsChanged.delete(id);
+            const loaded = await loadRelations(this.deps.sequelize, wanted);
+            for (const [id, relations] of loaded) {
+              // Kept only while the account still has a stream open here.
+              if ((this.perAccount.get(id) ?? 0) > 0) this.relations.set(id, relations);
+            }
+            wanted = wanted.filter((id) => this.relationsChanged.has(id));
           }
         } finally {
-          for (const id of ids) this.relationsLoading.delete(id);
+          for (const id of ids) {
+            this.relationsLoading.delete(id);
+            this.relationsChanged.delete(id);
+          }
         }
       });
       batch = this.relationsBatch = { ids, done };
@@ -379,6 +390,7 @@ export class StreamingService {
 
   /** A block, mute or domain block changed: the relations held of those accounts are read again. */
   private async reloadRelations(accountIds: ReadonlyArray<string | null | undefined>): Promise<void> {
+    for (const id of accountIds) if (id && this.relationsLoading.has(id)) this.relationsChanged.add(id);
     const held = accountIds.filter((id): id is string => typeof id === 'string' && this.relations.has(id));
     if (held.length === 0) return;
     const loaded = await loadRelations(this.deps.sequelize, held);
@@ -441,7 +453,7 @@ export class StreamingService {
     const publicSubs = this.broadcastSubscriptions(facts);
     const directViewers =
       event === 'update' && facts.visibility === 'direct' && facts.reblogOfId === null
-        ? [facts.accountId, ...facts.mentionIds].filter((id) => this.directs.has(id))
+        ? [...new Set([facts.accountId, ...facts.mentionIds])].filter((id) => this.directs.has(id))
         : [];
     if (
       homeViewers.length === 0 &&
