@@ -70,7 +70,7 @@ describe('bench configuration', () => {
     );
   });
 
-  it('runs the delivery, upload and fan-out benchmarks in a full run, or when --only names them', () => {
+  it('runs the delivery, upload, fan-out and streaming benchmarks in a full run, or when --only names them', () => {
     expect(selectParts([])).to.deep.equal({
       scenarios: [],
       noScenarios: false,
@@ -78,6 +78,7 @@ describe('bench configuration', () => {
       uploads: true,
       fanout: true,
       groupDelivery: true,
+      streaming: true,
     });
     expect(selectParts(['uploads'])).to.deep.equal({
       scenarios: [],
@@ -86,6 +87,7 @@ describe('bench configuration', () => {
       uploads: true,
       fanout: false,
       groupDelivery: false,
+      streaming: false,
     });
     expect(selectParts(['delivery', 'events-config'])).to.deep.equal({
       scenarios: ['events-config'],
@@ -94,6 +96,7 @@ describe('bench configuration', () => {
       uploads: false,
       fanout: false,
       groupDelivery: false,
+      streaming: false,
     });
     expect(selectParts(['fanout', 'microblog-home-timeline'])).to.deep.equal({
       scenarios: ['microblog-home-timeline'],
@@ -102,11 +105,14 @@ describe('bench configuration', () => {
       uploads: false,
       fanout: true,
       groupDelivery: false,
+      streaming: false,
     });
     expect(selectParts(['group-delivery'])).to.deep.include({
       noScenarios: true,
       groupDelivery: true,
       fanout: false,
+      streaming: false,
     });
+    expect(selectParts(['streaming'])).to.include({ noScenarios: true, streaming: true, fanout: false });
   });
 });

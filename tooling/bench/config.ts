@@ -45,6 +45,7 @@ export const USAGE = `Usage: pnpm bench [--quick] [--duration <s>] [--rounds <n>
                      "uploads" = 1 MB JPEG uploads per service with GET /health probed (part of a full run)
                      "fanout" = posts of an author with 10,000 local followers, timed until every home feed holds them
                      "group-delivery" = posts of a group with 1,000 remote members on 50 instances: signed POSTs per shared inbox
+                     "streaming" = 5,000 WebSocket clients on one server, a steady stream of posts fanned out to them
 
 Environment: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else an embedded PostgreSQL),
 BENCH_CONNECTIONS, BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP.`;
@@ -58,13 +59,14 @@ export interface SelectedParts {
   uploads: boolean;
   fanout: boolean;
   groupDelivery: boolean;
+  streaming: boolean;
 }
 
-const PARTS = ['delivery', 'uploads', 'fanout', 'group-delivery'];
+const PARTS = ['delivery', 'uploads', 'fanout', 'group-delivery', 'streaming'];
 
 /**
- * A full run (empty list) runs everything; otherwise "delivery", "uploads", "fanout" and
- * "group-delivery" name those benchmarks.
+ * A full run (empty list) runs everything; otherwise "delivery", "uploads", "fanout",
+ * "group-delivery" and "streaming" name those benchmarks.
  */
 export function selectParts(only: string[]): SelectedParts {
   const scenarios = only.filter((name) => !PARTS.includes(name));
@@ -75,6 +77,7 @@ export function selectParts(only: string[]): SelectedParts {
     uploads: only.length === 0 || only.includes('uploads'),
     fanout: only.length === 0 || only.includes('fanout'),
     groupDelivery: only.length === 0 || only.includes('group-delivery'),
+    streaming: only.length === 0 || only.includes('streaming'),
   };
 }
 

@@ -59,6 +59,7 @@ import {
   runGroupDeliveryBench,
   type GroupDeliveryResult,
 } from './group-delivery.js';
+import { formatStreamingLines, runStreamingBench, type StreamingResult } from './streaming.js';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const TOOLING_DIR = join(BENCH_DIR, '..');
@@ -620,6 +621,24 @@ async function main(): Promise<number> {
       if (groupDelivery.outcome !== 'ok') console.log(`  ! ${groupDelivery.problems.join('; ')}`);
     }
 
+    let streaming: StreamingResult | undefined;
+    if (parts.streaming) {
+      console.log('\nstreaming: 5,000 WebSocket clients on one process, posts fanned out to all of them:');
+      streaming = await runStreamingBench({
+        sockets: 5000,
+        users: 500,
+        posts: config.quick ? 30 : 100,
+        intervalMs: 100,
+        createDatabase: (label) => postgres.createDatabase(label),
+        dataDir,
+        serverEnv: childEnv,
+        print: (line) => console.log(`  ${line}`),
+        signal: interrupted.signal,
+      });
+      for (const line of formatStreamingLines(streaming)) console.log(`  ${line}`);
+      if (streaming.outcome !== 'ok') console.log(`  ! ${streaming.problems.join('; ')}`);
+    }
+
     const broken = [
       ...results.filter((r) => r.outcome === 'failed' || r.outcome === 'errors'),
       ...(uploads?.services ?? [])
@@ -627,6 +646,7 @@ async function main(): Promise<number> {
         .map((s) => ({ name: `uploads ${s.service}` })),
       ...(fanout && fanout.outcome !== 'ok' ? [{ name: 'fan-out' }] : []),
       ...(groupDelivery && groupDelivery.outcome !== 'ok' ? [{ name: 'group delivery' }] : []),
+      ...(streaming && streaming.outcome !== 'ok' ? [{ name: 'streaming' }] : []),
     ];
     const report = {
       version: 1,
@@ -653,6 +673,7 @@ async function main(): Promise<number> {
       ...(uploads ? { uploads } : {}),
       ...(fanout ? { fanout } : {}),
       ...(groupDelivery ? { groupDelivery } : {}),
+      ...(streaming ? { streaming } : {}),
     };
     const file = await writeResults(report, startedAt);
     console.log(`\nresults: ${relative(ROOT_DIR, file)}`);

@@ -358,9 +358,7 @@ export const AppContext = {
           },
         });
       statuses.addListener(streaming.statusListener());
-      notifications.addCreatedListener((rows, transaction) =>
-        streaming.notificationsCreated(rows, transaction),
-      );
+      notifications.addCreatedListener((rows) => streaming.notificationsCreated(rows));
       filters.addChangeListener((accountId) => streaming.filtersChanged(accountId));
       const push =
         overrides.push ??
@@ -375,7 +373,7 @@ export const AppContext = {
           accountViews: { sequelize, actors, remoteImages: remoteMedia },
           publicUrl: config.http.publicUrl,
         });
-      notifications.addCreatedListener((rows, transaction) => push.notificationsCreated(rows, transaction));
+      notifications.addCreatedListener((rows) => push.notificationsCreated(rows));
       infrastructure.onClose(async () => streaming.close());
       // Statuses federate once committed; remote ones stored from the inbox are told to the same
       // notifications and streaming listeners.

@@ -6,7 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import type { OAuthService } from '../../modules/oauth/oauth.service.js';
 import { streamingToken, streamingViewer } from '../../modules/streaming/streaming-auth.js';
-import type { Connection, StreamingService } from '../../modules/streaming/streaming.service.js';
+import type { Connection, StreamingService, StreamSink } from '../../modules/streaming/streaming.service.js';
 import { parseStream, StreamRefusal, type Stream } from '../../modules/streaming/streams.js';
 
 /** The multiplexed socket's path (not-shown.md §2.6). */
@@ -140,17 +140,16 @@ export function attachStreamingSocket(
   };
 }
 
-function socketSink(ws: WebSocket) {
+function socketSink(ws: WebSocket): StreamSink {
   return {
-    send(label: readonly string[], event: string, payload: string | null) {
+    send(frame, label) {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
         ws.terminate();
         return;
       }
-      ws.send(
-        JSON.stringify(payload === null ? { stream: label, event } : { stream: label, event, payload }),
-      );
+      // The frame's bytes are shared by every socket it goes to: sent as text, never copied here.
+      ws.send(frame.forSocket(label), { binary: false });
     },
     end() {
       ws.close(1001, 'server stopping');

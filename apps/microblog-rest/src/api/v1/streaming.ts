@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import type { AccountService } from '../../modules/accounts/account.service.js';
 import type { OAuthService } from '../../modules/oauth/oauth.service.js';
 import { streamingToken, streamingViewer } from '../../modules/streaming/streaming-auth.js';
+import type { StreamFrame } from '../../modules/streaming/frames.js';
 import type { Connection, StreamingService } from '../../modules/streaming/streaming.service.js';
 import {
   parseStream,
@@ -69,10 +70,10 @@ function queryStrings(query: Record<string, unknown>): Record<string, string> {
 function eventStreamSink(res: Response) {
   let waiting: string[] | null = [];
   return {
-    send(_label: readonly string[], event: string, payload: string | null) {
-      const frame = `event: ${event}\ndata: ${payload ?? ''}\n\n`;
-      if (waiting) waiting.push(frame);
-      else if (!res.writableEnded) res.write(frame);
+    send(frame: StreamFrame) {
+      const text = frame.forEventStream();
+      if (waiting) waiting.push(text);
+      else if (!res.writableEnded) res.write(text);
     },
     end() {
       res.end();

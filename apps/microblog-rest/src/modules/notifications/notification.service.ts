@@ -114,18 +114,16 @@ export interface NotificationGroupRow {
  */
 export class NotificationService {
   private readonly createdListeners: Array<
-    (rows: Array<{ id: string; accountId: string }>, transaction?: Transaction) => Promise<void>
+    (rows: Array<{ id: string; accountId: string }>) => Promise<void>
   > = [];
 
   constructor(private readonly deps: NotificationServiceDeps) {}
 
   /**
-   * Told of the notifications `notify` made (streaming sends them); with the transaction they were
-   * made in, if any, so a listener can wait for its commit.
+   * Told of the notifications `notify` made once they are committed (streaming sends them, push
+   * queues them): every process and job finds their rows.
    */
-  addCreatedListener(
-    listener: (rows: Array<{ id: string; accountId: string }>, transaction?: Transaction) => Promise<void>,
-  ): void {
+  addCreatedListener(listener: (rows: Array<{ id: string; accountId: string }>) => Promise<void>): void {
     this.createdListeners.push(listener);
   }
 
@@ -207,7 +205,13 @@ export class NotificationService {
         ...(transaction ? { transaction } : {}),
       },
     );
-    if (rows.length > 0) for (const listener of this.createdListeners) await listener(rows, transaction);
+    if (rows.length > 0) {
+      const tell = async () => {
+        for (const listener of this.createdListeners) await listener(rows);
+      };
+      if (transaction) transaction.afterCommit(tell);
+      else await tell();
+    }
     return rows.length;
   }
 

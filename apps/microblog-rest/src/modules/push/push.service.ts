@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import webpush from 'web-push';
 import { NotFound, type JobQueue, type Logger } from '@agora/core';
 import { FetchError, plainText, type ActorStore, type GuardedFetch } from '@agora/federation';
@@ -149,15 +149,8 @@ export class PushService {
   }
 
   /** For the notifications module: each new notification is pushed by a job once its rows are committed. */
-  async notificationsCreated(
-    rows: ReadonlyArray<{ id: string; accountId: string }>,
-    transaction?: Transaction,
-  ): Promise<void> {
-    const send = async () => {
-      for (const row of rows) await this.deps.queue.send(WEB_PUSH_JOB, { notificationId: row.id });
-    };
-    if (transaction) transaction.afterCommit(send);
-    else await send();
+  async notificationsCreated(rows: ReadonlyArray<{ id: string; accountId: string }>): Promise<void> {
+    for (const row of rows) await this.deps.queue.send(WEB_PUSH_JOB, { notificationId: row.id });
   }
 
   /** The sending worker (a no-op on role web); call before the queue starts. */

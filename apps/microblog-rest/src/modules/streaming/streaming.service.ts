@@ -1,7 +1,7 @@
 import { scopesAllow, type Scope } from '@agora/auth';
 import { NotFound, type Logger, type PubSub, type Unsubscribe } from '@agora/core';
 import { isRowId } from '@agora/db';
-import type { Sequelize, Transaction } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { serializeAccount } from '../../entities/account.js';
 import { serializeConversation } from '../../entities/conversation.js';
 import { serializeFilterResult } from '../../entities/filter.js';
@@ -9,7 +9,12 @@ import { serializeNotification } from '../../entities/notification.js';
 import { serializeStatus, type StatusJsonContext } from '../../entities/status.js';
 import type { ConversationService } from '../conversations/conversation.service.js';
 import type { ListService } from '../lists/list.service.js';
-import type { FilterContext, FilterService, StatusFilterMatcher } from '../notifications/filter.service.js';
+import {
+  FILTER_CONTEXTS,
+  type FilterContext,
+  type FilterService,
+  type StatusFilterMatcher,
+} from '../notifications/filter.service.js';
 import type { NotificationService } from '../notifications/notification.service.js';
 import {
   loadNotificationViews,
@@ -26,14 +31,15 @@ import {
   type Stream,
   type StreamEvent,
 } from './streams.js';
+import { StreamFrame } from './frames.js';
 import {
   deleteAudience,
-  excludedViewers,
   homeAudience,
   listAudience,
   statusFacts,
   type StatusFacts,
 } from './views/audience.view.js';
+import { excludes, flaggedViewers, loadRelations, type ViewerRelations } from './views/relations.view.js';
 import { liveTokenIds } from './views/tokens.view.js';
 
 /** The one pub/sub channel of streaming events: every web process listens, each serves its own sockets. */
@@ -55,7 +61,9 @@ export type StreamingMessage =
   | { e: 'update' | 'status.update'; s: string }
   | { e: 'delete'; s: string; a: string }
   | { e: 'notification'; n: string; a: string }
-  | { e: 'filters_changed'; a: string };
+  | { e: 'filters_changed'; a: string }
+  /** A block, mute or domain block of `a` (of `t`) changed: told by triggers of those tables. */
+  | { e: 'relations'; a: string | null; t?: string | null };
 
 /** Who holds a stream open: the account of a user token, with the token's scopes. */
 export interface StreamViewer {
@@ -66,7 +74,8 @@ export interface StreamViewer {
 
 /** Where a connection's frames go (a WebSocket, an SSE response). */
 export interface StreamSink {
-  send(label: readonly string[], event: StreamEvent, payload: string | null): void;
+  /** One frame for the stream of `label`; the frame is shared with every other stream it goes to. */
+  send(frame: StreamFrame, label: readonly string[]): void;
   /** Ends the connection (the server stops). */
   end(): void;
 }
@@ -90,6 +99,9 @@ interface Subscription {
   connection: Connection;
   stream: Stream;
 }
+
+/** The index of public streams a subscription sits in: origin and media (6 keys). */
+type PublicKey = `${'all' | 'local' | 'remote'}:${boolean}`;
 
 /** One open socket or SSE response, and the streams it subscribed to. */
 export class Connection {
@@ -125,13 +137,25 @@ export class Connection {
  * Events are handled one at a time, in the order heard, so a `delete` never overtakes its `update`.
  */
 export class StreamingService {
+  /** `user` and `user:notification` subscriptions by account (notifications go to both). */
   private readonly users = new Map<string, Set<Subscription>>();
+  /** `user` subscriptions only, by account: the home timeline's audience. */
+  private readonly homes = new Map<string, Set<Subscription>>();
   private readonly directs = new Map<string, Set<Subscription>>();
   private readonly lists = new Map<string, Set<Subscription>>();
   private readonly tags = new Map<string, Set<Subscription>>();
-  private readonly publics = new Set<Subscription>();
+  private readonly publics = new Map<PublicKey, Set<Subscription>>();
   private readonly connections = new Set<Connection>();
   private readonly perToken = new Map<string, number>();
+  /** Open connections per account: the relations and filters of an account are kept while > 0. */
+  private readonly perAccount = new Map<string, number>();
+  /** Blocks, mutes and domain blocks of every account with an open stream, kept current (ADR 0043). */
+  private readonly relations = new Map<string, ViewerRelations>();
+  private readonly relationsLoading = new Map<string, Promise<void>>();
+  private relationsBatch: { ids: Set<string>; done: Promise<void> } | null = null;
+  /** Accounts whose relations changed while they were being read. */
+  private readonly relationsChanged = new Set<string>();
+  private subscriptionCount = 0;
   private readonly matchers = new Map<string, { at: number; matcher: Promise<StatusFilterMatcher> }>();
   private listening: Promise<Unsubscribe> | null = null;
   private queue: Promise<void> = Promise.resolve();
@@ -158,16 +182,9 @@ export class StreamingService {
     };
   }
 
-  /** Notifications just made (told after their transaction commits, so every process finds them). */
-  async notificationsCreated(
-    rows: ReadonlyArray<{ id: string; accountId: string }>,
-    transaction?: Transaction,
-  ): Promise<void> {
-    const send = async () => {
-      for (const row of rows) await this.publish({ e: 'notification', n: row.id, a: row.accountId });
-    };
-    if (transaction) transaction.afterCommit(send);
-    else await send();
+  /** Notifications just made and committed (the notifications module tells after the commit). */
+  async notificationsCreated(rows: ReadonlyArray<{ id: string; accountId: string }>): Promise<void> {
+    for (const row of rows) await this.publish({ e: 'notification', n: row.id, a: row.accountId });
   }
 
   /** An account's filters changed: its clients re-read them (`filters_changed` on the user stream). */
@@ -197,6 +214,7 @@ export class StreamingService {
     }, this.tokenCheckMs).unref();
     const connection = new Connection(this, viewer, sink);
     this.connections.add(connection);
+    this.perAccount.set(viewer.accountId, (this.perAccount.get(viewer.accountId) ?? 0) + 1);
     return connection;
   }
 
@@ -218,9 +236,7 @@ export class StreamingService {
 
   /** How many subscriptions the open streams of this process hold. */
   get openSubscriptions(): number {
-    let n = 0;
-    for (const connection of this.connections) n += connection.subscriptions.size;
-    return n;
+    return this.subscriptionCount;
   }
 
   async subscribe(connection: Connection, stream: Stream): Promise<void> {
@@ -234,11 +250,14 @@ export class StreamingService {
       throw new StreamRefusal(`At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} streams per connection`, 400);
     }
     if (stream.kind === 'list') await this.checkList(connection.viewer.accountId, stream.listId);
-    // Listening before the subscription counts: nothing published after this resolves is missed.
+    // Listening before the subscription counts: nothing published after this resolves is missed,
+    // and relations read after it are kept current by the `relations` messages.
     await this.listen();
+    await this.loadRelationsOf(connection.viewer.accountId);
     if (connection.closed || connection.subscriptions.has(key)) return;
     const subscription: Subscription = { connection, stream };
     connection.subscriptions.set(key, subscription);
+    this.subscriptionCount += 1;
     for (const [index, id] of this.indexesOf(subscription)) add(index, id, subscription);
   }
 
@@ -247,26 +266,29 @@ export class StreamingService {
     const subscription = connection.subscriptions.get(key);
     if (!subscription) return;
     connection.subscriptions.delete(key);
+    this.subscriptionCount -= 1;
     for (const [index, id] of this.indexesOf(subscription)) remove(index, id, subscription);
   }
 
+  /** The connection ends: O(its own subscriptions), whatever the number of open connections. */
   release(connection: Connection): void {
     if (connection.closed) return;
     connection.closed = true;
-    for (const subscription of [...connection.subscriptions.values()]) {
-      this.unsubscribe(connection, subscription.stream);
+    for (const subscription of connection.subscriptions.values()) {
+      this.subscriptionCount -= 1;
+      for (const [index, id] of this.indexesOf(subscription)) remove(index, id, subscription);
     }
+    connection.subscriptions.clear();
     this.connections.delete(connection);
     if (this.connections.size === 0) {
       clearInterval(this.tokenCheck);
       this.tokenCheck = undefined;
     }
     const { tokenId, accountId } = connection.viewer;
-    const open = (this.perToken.get(tokenId) ?? 1) - 1;
-    if (open <= 0) this.perToken.delete(tokenId);
-    else this.perToken.set(tokenId, open);
-    if (![...this.connections].some((other) => other.viewer.accountId === accountId)) {
+    decrement(this.perToken, tokenId);
+    if (decrement(this.perAccount, accountId) === 0) {
       this.forgetMatchers(accountId);
+      this.relations.delete(accountId);
     }
   }
 
@@ -327,13 +349,64 @@ export class StreamingService {
     }
   }
 
-  private indexesOf(
-    subscription: Subscription,
-  ): Array<[Map<string, Set<Subscription>> | Set<Subscription>, string]> {
+  /**
+   * Reads the relations of an account with a new stream, batched with the other accounts that open
+   * streams at the same moment (a reconnecting crowd costs a few queries, not one each).
+   */
+  private loadRelationsOf(accountId: string): Promise<void> {
+    if (this.relations.has(accountId)) return Promise.resolve();
+    const loading = this.relationsLoading.get(accountId);
+    if (loading) return loading;
+    let batch = this.relationsBatch;
+    if (!batch) {
+      const ids = new Set<string>();
+      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        if (this.relationsBatch?.ids === ids) this.relationsBatch = null;
+        try {
+          let wanted = [...ids];
+          // A change heard while the read ran may be missing from it: those accounts are read again.
+          while (wanted.length > 0) {
+            for (const id of wanted) this.relationsChanged.delete(id);
+            const loaded = await loadRelations(this.deps.sequelize, wanted);
+            for (const [id, relations] of loaded) {
+              // Kept only while the account still has a stream open here.
+              if ((this.perAccount.get(id) ?? 0) > 0) this.relations.set(id, relations);
+            }
+            wanted = wanted.filter((id) => this.relationsChanged.has(id));
+          }
+        } finally {
+          for (const id of ids) {
+            this.relationsLoading.delete(id);
+            this.relationsChanged.delete(id);
+          }
+        }
+      });
+      batch = this.relationsBatch = { ids, done };
+    }
+    batch.ids.add(accountId);
+    this.relationsLoading.set(accountId, batch.done);
+    return batch.done;
+  }
+
+  /** A block, mute or domain block changed: the relations held of those accounts are read again. */
+  private async reloadRelations(accountIds: ReadonlyArray<string | null | undefined>): Promise<void> {
+    for (const id of accountIds) if (id && this.relationsLoading.has(id)) this.relationsChanged.add(id);
+    const held = accountIds.filter((id): id is string => typeof id === 'string' && this.relations.has(id));
+    if (held.length === 0) return;
+    const loaded = await loadRelations(this.deps.sequelize, held);
+    for (const [id, relations] of loaded) if (this.relations.has(id)) this.relations.set(id, relations);
+  }
+
+  private indexesOf(subscription: Subscription): Array<[Map<string, Set<Subscription>>, string]> {
     const { stream, connection } = subscription;
     switch (stream.kind) {
       case 'user':
-        return [[this.users, connection.viewer.accountId]];
+        return stream.notificationsOnly
+          ? [[this.users, connection.viewer.accountId]]
+          : [
+              [this.users, connection.viewer.accountId],
+              [this.homes, connection.viewer.accountId],
+            ];
       case 'direct':
         return [[this.directs, connection.viewer.accountId]];
       case 'list':
@@ -341,7 +414,7 @@ export class StreamingService {
       case 'hashtag':
         return [[this.tags, stream.tag]];
       case 'public':
-        return [[this.publics, '']];
+        return [[this.publics as Map<string, Set<Subscription>>, `${stream.origin}:${stream.onlyMedia}`]];
     }
   }
 
@@ -359,64 +432,155 @@ export class StreamingService {
         return this.deliverNotification(message.a, message.n);
       case 'filters_changed':
         return this.deliverFiltersChanged(message.a);
+      case 'relations':
+        return this.reloadRelations([message.a, message.t]);
     }
   }
 
+  /**
+   * A status to its audience in this process. Who must not see it is decided in memory from the
+   * viewers' relations; the status is rendered once for every home and list viewer with nothing of
+   * their own on it (flags, filters), once for public and hashtag streams, and separately only for
+   * the few others; each distinct payload becomes one frame shared by all its sockets.
+   */
   private async deliverStatus(statusId: string, event: 'update' | 'status.update'): Promise<void> {
     const facts = await statusFacts(this.deps.sequelize, statusId);
     if (!facts || facts.deleted) return;
-    const userSubs = this.timelineUserSubscriptions();
     const [homeViewers, listIds] = await Promise.all([
-      userSubs.size === 0 ? [] : homeAudience(this.deps.sequelize, statusId, [...userSubs.keys()]),
+      this.homes.size === 0 ? [] : homeAudience(this.deps.sequelize, statusId, [...this.homes.keys()]),
       this.lists.size === 0 ? [] : listAudience(this.deps.sequelize, statusId, [...this.lists.keys()]),
     ]);
     const publicSubs = this.broadcastSubscriptions(facts);
     const directViewers =
       event === 'update' && facts.visibility === 'direct' && facts.reblogOfId === null
-        ? [...this.directs.keys()].filter((id) => id === facts.accountId || facts.mentionIds.includes(id))
+        ? [...new Set([facts.accountId, ...facts.mentionIds])].filter((id) => this.directs.has(id))
         : [];
+    if (
+      homeViewers.length === 0 &&
+      listIds.length === 0 &&
+      publicSubs.length === 0 &&
+      directViewers.length === 0
+    )
+      return;
 
     // Who must not see it: blocked or muted authors, mentions and domains (the seed's rule).
-    const candidates = new Set<string>([...homeViewers, ...directViewers]);
-    for (const listId of listIds)
-      for (const sub of this.lists.get(listId) ?? []) candidates.add(sub.connection.viewer.accountId);
-    for (const sub of publicSubs) candidates.add(sub.connection.viewer.accountId);
-    if (candidates.size === 0) return;
-    const excluded = await excludedViewers(this.deps.sequelize, facts, [...candidates]);
+    const authors =
+      facts.originalAccountId === null ? [facts.accountId] : [facts.accountId, facts.originalAccountId];
+    const involved = { authors, mentions: facts.mentionIds, domains: facts.domains };
+    const now = Date.now();
+    const excluded = (viewerId: string) => {
+      if (viewerId === facts.accountId) return false;
+      const relations = this.relations.get(viewerId);
+      return relations !== undefined && excludes(relations, involved, now);
+    };
 
-    // Home and lists: rendered for each viewer (their favourites, bookmarks, filters of `home`).
+    // Home and lists: their viewers' streams, by viewer.
     const personal = new Map<string, Subscription[]>();
     for (const viewerId of homeViewers) {
-      if (excluded.has(viewerId)) continue;
-      personal.set(viewerId, [...(userSubs.get(viewerId) ?? [])]);
+      const subs = this.homes.get(viewerId);
+      if (subs && !excluded(viewerId)) personal.set(viewerId, [...subs]);
     }
     for (const listId of listIds) {
       for (const sub of this.lists.get(listId) ?? []) {
         const viewerId = sub.connection.viewer.accountId;
-        if (excluded.has(viewerId)) continue;
-        personal.set(viewerId, [...(personal.get(viewerId) ?? []), sub]);
+        if (excluded(viewerId)) continue;
+        const subs = personal.get(viewerId);
+        if (subs) subs.push(sub);
+        else personal.set(viewerId, [sub]);
       }
     }
-    await forEachLimited([...personal], async ([viewerId, subs]) => {
-      const payload = await this.renderStatus(statusId, viewerId, 'home');
-      if (payload !== null) for (const sub of subs) this.write(sub, event, payload);
-    });
+    const broadcast = publicSubs.filter((sub) => !excluded(sub.connection.viewer.accountId));
 
-    // Public and hashtag streams: one rendering without a viewer, as the reference's; filters per viewer.
-    const broadcast = publicSubs.filter((sub) => !excluded.has(sub.connection.viewer.accountId));
-    if (broadcast.length > 0) {
-      const view = (await this.deps.statuses.views([statusId], null)).get(statusId);
-      if (view) {
-        const plain = JSON.stringify(serializeStatus(view, this.deps.json, { filtered: [] }));
-        await forEachLimited(groupByViewer(broadcast), async ([viewerId, subs]) => {
-          const payload = await this.filteredPayload(view, viewerId, 'public', plain);
-          if (payload !== null) for (const sub of subs) this.write(sub, event, payload);
-        });
+    if (personal.size > 0 || broadcast.length > 0) {
+      const ids = facts.reblogOfId === null ? [statusId] : [statusId, facts.reblogOfId];
+      const [shared, flagged] = await Promise.all([
+        this.deps.statuses.views([statusId], null).then((views) => views.get(statusId)),
+        flaggedViewers(this.deps.sequelize, ids, [...personal.keys()]),
+      ]);
+      if (shared) {
+        // Its authors see their pins and poll; flagged viewers their flags: rendered for themselves.
+        for (const id of authors) flagged.add(id);
+        await this.deliverPersonal(statusId, event, shared, personal, flagged);
+        await this.deliverBroadcast(event, shared, broadcast);
       }
     }
 
-    const conversationViewers = directViewers.filter((id) => !excluded.has(id));
+    const conversationViewers = directViewers.filter((id) => !excluded(id));
     if (conversationViewers.length > 0) await this.deliverConversations(statusId, conversationViewers);
+  }
+
+  private async deliverPersonal(
+    statusId: string,
+    event: StreamEvent,
+    shared: StatusView,
+    personal: Map<string, Subscription[]>,
+    flagged: Set<string>,
+  ): Promise<void> {
+    if (personal.size === 0) return;
+    const view = withoutViewerFlags(shared);
+    let plain: StreamFrame | undefined;
+    const individual: Array<[string, Subscription[]]> = [];
+    for (const [viewerId, subs] of personal) {
+      if (flagged.has(viewerId)) {
+        individual.push([viewerId, subs]);
+        continue;
+      }
+      const matcher = await this.matcher(viewerId, 'home');
+      const { matches, hidden } = matcher.match(view);
+      if (hidden) continue;
+      const frame =
+        matches.length === 0
+          ? (plain ??= new StreamFrame(
+              event,
+              JSON.stringify(serializeStatus(view, this.deps.json, { filtered: [] })),
+            ))
+          : new StreamFrame(
+              event,
+              JSON.stringify(
+                serializeStatus(view, this.deps.json, { filtered: matches.map(serializeFilterResult) }),
+              ),
+            );
+      for (const sub of subs) this.write(sub, frame);
+    }
+    await forEachLimited(individual, async ([viewerId, subs]) => {
+      const payload = await this.renderStatus(statusId, viewerId, 'home');
+      if (payload === null) return;
+      const frame = new StreamFrame(event, payload);
+      for (const sub of subs) this.write(sub, frame);
+    });
+  }
+
+  /** Public and hashtag streams: one rendering without a viewer, as the reference's; filters per viewer. */
+  private async deliverBroadcast(
+    event: StreamEvent,
+    view: StatusView,
+    broadcast: Subscription[],
+  ): Promise<void> {
+    if (broadcast.length === 0) return;
+    const plain = new StreamFrame(
+      event,
+      JSON.stringify(serializeStatus(view, this.deps.json, { filtered: [] })),
+    );
+    const byViewer = new Map<string, StreamFrame | null>();
+    for (const sub of broadcast) {
+      const viewerId = sub.connection.viewer.accountId;
+      let frame = byViewer.get(viewerId);
+      if (frame === undefined) {
+        const { matches, hidden } = (await this.matcher(viewerId, 'public')).match(view);
+        frame = hidden
+          ? null
+          : matches.length === 0
+            ? plain
+            : new StreamFrame(
+                event,
+                JSON.stringify(
+                  serializeStatus(view, this.deps.json, { filtered: matches.map(serializeFilterResult) }),
+                ),
+              );
+        byViewer.set(viewerId, frame);
+      }
+      if (frame) this.write(sub, frame);
+    }
   }
 
   private async deliverConversations(statusId: string, viewerIds: string[]): Promise<void> {
@@ -431,35 +595,39 @@ export class StreamingService {
     await forEachLimited(rows, async ({ accountId, row }) => {
       const views = await this.deps.statuses.views(statusIds, accountId);
       const last = row.lastStatusId === null ? undefined : views.get(row.lastStatusId);
-      const payload = JSON.stringify(
-        serializeConversation(
-          row,
-          row.participantIds.flatMap((id) => {
-            const account = accounts.get(id);
-            return account ? [serializeAccount(account, this.deps.json.publicUrl)] : [];
-          }),
-          last ? serializeStatus(last, this.deps.json) : null,
+      const frame = new StreamFrame(
+        'conversation',
+        JSON.stringify(
+          serializeConversation(
+            row,
+            row.participantIds.flatMap((id) => {
+              const account = accounts.get(id);
+              return account ? [serializeAccount(account, this.deps.json.publicUrl)] : [];
+            }),
+            last ? serializeStatus(last, this.deps.json) : null,
+          ),
         ),
       );
-      for (const sub of this.directs.get(accountId) ?? []) this.write(sub, 'conversation', payload);
+      for (const sub of this.directs.get(accountId) ?? []) this.write(sub, frame);
     });
   }
 
   private async deliverDelete(statusId: string, accountId: string): Promise<void> {
     // A reblog's row is gone: its author's followers had it at home; it was never on public streams.
     const facts = (await statusFacts(this.deps.sequelize, statusId)) ?? goneReblog(statusId, accountId);
-    const userSubs = this.timelineUserSubscriptions();
     const audience = await deleteAudience(
       this.deps.sequelize,
       facts,
-      [...userSubs.keys()],
+      [...this.homes.keys()],
       [...this.lists.keys()],
     );
     const targets = new Set<Subscription>();
-    for (const viewerId of audience.viewers) for (const sub of userSubs.get(viewerId) ?? []) targets.add(sub);
+    for (const viewerId of audience.viewers)
+      for (const sub of this.homes.get(viewerId) ?? []) targets.add(sub);
     for (const listId of audience.lists) for (const sub of this.lists.get(listId) ?? []) targets.add(sub);
     for (const sub of this.broadcastSubscriptions(facts)) targets.add(sub);
-    for (const sub of targets) this.write(sub, 'delete', statusId);
+    const frame = new StreamFrame('delete', statusId);
+    for (const sub of targets) this.write(sub, frame);
   }
 
   private async deliverNotification(accountId: string, notificationId: string): Promise<void> {
@@ -480,39 +648,28 @@ export class StreamingService {
     const { views } = await loadNotificationViews(this.deps.notificationViews, [row], accountId);
     const [view] = views;
     if (!view) return;
-    const payload = JSON.stringify(serializeNotification(view, this.deps.json));
-    for (const sub of subs) this.write(sub, 'notification', payload);
+    const frame = new StreamFrame(
+      'notification',
+      JSON.stringify(serializeNotification(view, this.deps.json)),
+    );
+    for (const sub of subs) this.write(sub, frame);
   }
 
   private deliverFiltersChanged(accountId: string): void {
     this.forgetMatchers(accountId);
-    for (const sub of this.users.get(accountId) ?? []) {
-      if (sub.stream.kind === 'user' && !sub.stream.notificationsOnly)
-        this.write(sub, 'filters_changed', null);
-    }
-  }
-
-  /** The `user` subscriptions (not `user:notification`) by account: the home timeline's audience. */
-  private timelineUserSubscriptions(): Map<string, Subscription[]> {
-    const byAccount = new Map<string, Subscription[]>();
-    for (const [accountId, subs] of this.users) {
-      const timeline = [...subs].filter((sub) => sub.stream.kind === 'user' && !sub.stream.notificationsOnly);
-      if (timeline.length > 0) byAccount.set(accountId, timeline);
-    }
-    return byAccount;
+    const frame = new StreamFrame('filters_changed', null);
+    for (const sub of this.homes.get(accountId) ?? []) this.write(sub, frame);
   }
 
   /** Public and hashtag subscriptions a status goes to: public, not a reblog, by origin, media and tags. */
   private broadcastSubscriptions(facts: StatusFacts): Subscription[] {
     if (facts.visibility !== 'public' || facts.reblogOfId !== null) return [];
     const matches: Subscription[] = [];
-    for (const sub of this.publics) {
-      const stream = sub.stream;
-      if (stream.kind !== 'public') continue;
-      if (stream.origin === 'local' && !facts.local) continue;
-      if (stream.origin === 'remote' && facts.local) continue;
-      if (stream.onlyMedia && !facts.hasMedia) continue;
-      matches.push(sub);
+    const origins = ['all', facts.local ? 'local' : 'remote'] as const;
+    for (const origin of origins) {
+      for (const media of facts.hasMedia ? [false, true] : [false]) {
+        for (const sub of this.publics.get(`${origin}:${media}`) ?? []) matches.push(sub);
+      }
     }
     for (const tag of facts.tags) {
       for (const sub of this.tags.get(tag) ?? []) {
@@ -541,21 +698,6 @@ export class StreamingService {
     );
   }
 
-  /** The shared rendering, unless the viewer's filters hide it (null) or warn about it (their matches). */
-  private async filteredPayload(
-    view: StatusView,
-    viewerId: string,
-    context: FilterContext,
-    plain: string,
-  ): Promise<string | null> {
-    const { matches, hidden } = (await this.matcher(viewerId, context)).match(view);
-    if (hidden) return null;
-    if (matches.length === 0) return plain;
-    return JSON.stringify(
-      serializeStatus(view, this.deps.json, { filtered: matches.map(serializeFilterResult) }),
-    );
-  }
-
   private matcher(viewerId: string, context: FilterContext): Promise<StatusFilterMatcher> {
     const key = `${viewerId}:${context}`;
     const cached = this.matchers.get(key);
@@ -567,17 +709,31 @@ export class StreamingService {
   }
 
   private forgetMatchers(accountId: string): void {
-    for (const key of this.matchers.keys()) if (key.startsWith(`${accountId}:`)) this.matchers.delete(key);
+    for (const context of FILTER_CONTEXTS) this.matchers.delete(`${accountId}:${context}`);
   }
 
-  private write(sub: Subscription, event: StreamEvent, payload: string | null): void {
+  private write(sub: Subscription, frame: StreamFrame): void {
     if (sub.connection.closed) return;
     try {
-      sub.connection.sink.send(sub.stream.label, event, payload);
+      sub.connection.sink.send(frame, sub.stream.label);
     } catch (error) {
       this.deps.logger.debug({ err: error }, 'a stream frame could not be written');
     }
   }
+}
+
+/**
+ * The view as a signed-in viewer with nothing of their own on it sees it (not the author: no
+ * `pinned`; no vote in its poll), shared by every such viewer.
+ */
+function withoutViewerFlags(view: StatusView): StatusView {
+  return {
+    ...view,
+    viewer: { favourited: false, reblogged: false, bookmarked: false, muted: false, pinned: false },
+    viewerId: null,
+    poll: view.poll ? { ...view.poll, viewer: { voted: false, ownVotes: [] } } : null,
+    reblog: view.reblog ? withoutViewerFlags(view.reblog) : null,
+  };
 }
 
 function goneReblog(id: string, accountId: string): StatusFacts {
@@ -596,11 +752,7 @@ function goneReblog(id: string, accountId: string): StatusFacts {
   };
 }
 
-function add<T>(index: Map<string, Set<T>> | Set<T>, id: string, item: T): void {
-  if (index instanceof Set) {
-    index.add(item);
-    return;
-  }
+function add<T>(index: Map<string, Set<T>>, id: string, item: T): void {
   let set = index.get(id);
   if (!set) {
     set = new Set();
@@ -609,23 +761,18 @@ function add<T>(index: Map<string, Set<T>> | Set<T>, id: string, item: T): void 
   set.add(item);
 }
 
-function remove<T>(index: Map<string, Set<T>> | Set<T>, id: string, item: T): void {
-  if (index instanceof Set) {
-    index.delete(item);
-    return;
-  }
+function remove<T>(index: Map<string, Set<T>>, id: string, item: T): void {
   const set = index.get(id);
   set?.delete(item);
   if (set?.size === 0) index.delete(id);
 }
 
-function groupByViewer(subs: readonly Subscription[]): Array<[string, Subscription[]]> {
-  const byViewer = new Map<string, Subscription[]>();
-  for (const sub of subs) {
-    const id = sub.connection.viewer.accountId;
-    byViewer.set(id, [...(byViewer.get(id) ?? []), sub]);
-  }
-  return [...byViewer];
+/** One less of `key`; the entry goes at zero. Returns what is left. */
+function decrement(counts: Map<string, number>, key: string): number {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left <= 0) counts.delete(key);
+  else counts.set(key, left);
+  return Math.max(0, left);
 }
 
 /** Runs `task` over `items`, at most RENDER_CONCURRENCY at a time. */

@@ -313,6 +313,69 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     expect(seen(muted).has(row!.id)).to.equal(false);
   });
 
+  it('follows blocks and mutes made while a stream is open; viewers with flags get their own rendering', async () => {
+    const heidi = await signedInAccount(t, app, 'heidi');
+    const ivan = await signedInAccount(t, app, 'ivan');
+    for (const who of [heidi, ivan]) await act(who, `/api/v1/accounts/${bob.id}/follow`);
+    await settle();
+    const watched = await socket(heidi);
+    const control = await socket(ivan);
+    for (const s of [watched, control]) {
+      await subscribe(s, { stream: 'user' });
+      await subscribe(s, { stream: 'public' });
+    }
+    // Which streams of heidi's carried a status, once ivan's public stream has it (same pass).
+    const reached = async (id: string) => {
+      await event(control, 'update', (f) => f.stream![0] === 'public' && statusOf(f).id === id);
+      return watched.frames.all
+        .filter((f) => f.event === 'update' && statusOf(f).id === id)
+        .map((f) => f.stream![0])
+        .sort();
+    };
+
+    // Blocked (public: a block also ends the follow), unblocked, then muted for an hour, unmuted;
+    // the socket stays open all along.
+    await act(heidi, `/api/v1/accounts/${bob.id}/block`);
+    const whileBlocked = await post(bob, { status: 'while blocked' });
+    await settle();
+    expect(await reached(whileBlocked)).to.deep.equal([]);
+    await act(heidi, `/api/v1/accounts/${bob.id}/unblock`);
+    await act(heidi, `/api/v1/accounts/${bob.id}/follow`);
+    await settle();
+    const afterUnblock = await post(bob, { status: 'after the unblock' });
+    await settle();
+    expect(await reached(afterUnblock)).to.deep.equal(['public', 'user']);
+    await act(heidi, `/api/v1/accounts/${bob.id}/mute`, { duration: 3600 });
+    const whileMuted = await post(bob, { status: 'while muted' });
+    await settle();
+    expect(await reached(whileMuted)).to.deep.equal([]);
+    await act(heidi, `/api/v1/accounts/${bob.id}/unmute`);
+    const afterUnmute = await post(bob, { status: 'after the unmute' });
+    await settle();
+    expect(await reached(afterUnmute)).to.deep.equal(['public', 'user']);
+
+    // heidi favourited and bookmarked what bob reblogs: her frame says so, ivan's shared one does not.
+    const original = await post(carol, { status: 'worth a reblog' });
+    await settle();
+    await act(heidi, `/api/v1/statuses/${original}/favourite`);
+    await act(heidi, `/api/v1/statuses/${original}/bookmark`);
+    const reblog = (await act(bob, `/api/v1/statuses/${original}/reblog`)).id as string;
+    await settle();
+    const mine = statusOf(await event(watched, 'update', (f) => statusOf(f).id === reblog));
+    const theirs = statusOf(await event(control, 'update', (f) => statusOf(f).id === reblog));
+    expect(mine.reblog).to.not.equal(undefined);
+    expect(mine.reblog).to.include({ id: original, favourited: true, bookmarked: true, reblogged: false });
+    expect(theirs.reblog).to.include({
+      id: original,
+      favourited: false,
+      bookmarked: false,
+      reblogged: false,
+    });
+    expect(theirs).to.include({ favourited: false, reblogged: false, bookmarked: false, muted: false });
+    expect(theirs).to.not.have.property('pinned');
+    expect(theirs.filtered).to.deep.equal([]);
+  });
+
   it('refuses sockets without a valid user token, unknown streams, malformed messages and scopes it lacks', async () => {
     const refused = async (token: string | null) => {
       const error = (await openStreamingSocket(t.url, token).then(

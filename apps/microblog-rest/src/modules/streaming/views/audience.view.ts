@@ -66,31 +66,6 @@ export async function listAudience(
 }
 
 /**
- * Which of `viewerIds` must not receive the status (the seed: nothing from accounts or domains the
- * user blocked or muted): a block or unexpired mute of its author, of the reblogged author or of an
- * account it mentions; a block of the viewer by its author; a block of the author's domain.
- */
-export async function excludedViewers(
-  sequelize: Sequelize,
-  facts: StatusFacts,
-  viewerIds: readonly string[],
-): Promise<Set<string>> {
-  const authors = [facts.accountId, ...(facts.originalAccountId === null ? [] : [facts.originalAccountId])];
-  const involved = [...new Set([...authors, ...facts.mentionIds])];
-  const rows = await sequelize.query<{ id: string }>(
-    `SELECT v.id::text AS id FROM unnest($1::bigint[]) AS v (id)
-      WHERE EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = v.id AND b.target_account_id = ANY($2::bigint[]))
-         OR EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = ANY($3::bigint[]) AND b.target_account_id = v.id)
-         OR EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = v.id AND m.target_account_id = ANY($2::bigint[])
-                      AND (m.expires_at IS NULL OR m.expires_at > now()))
-         OR EXISTS (SELECT 1 FROM account_domain_blocks d WHERE d.account_id = v.id AND d.domain = ANY($4::text[]))`,
-    { bind: [viewerIds, involved, authors, facts.domains], type: QueryTypes.SELECT },
-  );
-  // Their own statuses always reach their authors.
-  return new Set(rows.map((row) => row.id).filter((id) => id !== facts.accountId));
-}
-
-/**
  * Who had a deleted status in a feed they stream: of `viewerIds`, its author, the author's
  * accepted followers and the accounts it mentioned; of `listIds`, the lists holding its author.
  */
