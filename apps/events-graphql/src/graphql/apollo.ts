@@ -51,6 +51,7 @@ function documentRefusal(errors: readonly GraphQLError[]): GraphQLError {
         nodes: error.nodes,
         source: error.source,
         positions: error.positions,
+        originalError: error.originalError,
         extensions: { ...error.extensions, http: { status: 400 } },
       }) as GraphQLError & { [MORE_REFUSALS]?: GraphQLError[] },
   );
