@@ -44,13 +44,17 @@ export function lastArgumentsWin(schema: GraphQLSchema): GraphQLSchema {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       if (field.args.length === 0) continue;
-      const resolve: GraphQLFieldResolver<unknown, unknown> = field.resolve ?? defaultFieldResolver;
-      field.resolve = (parent, args, context, info) => {
-        const nodes = info.fieldNodes;
-        const last = nodes.length > 1 ? nodes[nodes.length - 1] : undefined;
-        const own = last && last !== nodes[0] ? getArgumentValues(field, last, info.variableValues) : args;
-        return resolve(parent, own, context, info);
-      };
+      const withLastArguments =
+        (resolver: GraphQLFieldResolver<unknown, unknown>): GraphQLFieldResolver<unknown, unknown> =>
+        (parent, args, context, info) => {
+          const nodes = info.fieldNodes;
+          const last = nodes.length > 1 ? nodes[nodes.length - 1] : undefined;
+          const own = last && last !== nodes[0] ? getArgumentValues(field, last, info.variableValues) : args;
+          return resolver(parent, own, context, info);
+        };
+      field.resolve = withLastArguments(field.resolve ?? defaultFieldResolver);
+      // A subscription's source stream is chosen by the same arguments as its events are resolved with.
+      if (field.subscribe) field.subscribe = withLastArguments(field.subscribe);
     }
   }
   return schema;
