@@ -68,6 +68,7 @@ describe('bench scenarios', () => {
       'microblog-verify-account',
       'events-login',
       'events-fetch-event',
+      'events-group-page',
       'events-join-event',
       'microblog-home-timeline',
       'microblog-post-status',

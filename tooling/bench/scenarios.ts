@@ -1,7 +1,8 @@
 /** What the bench measures: four baselines (ceilings) and the scenarios compared to them. */
 import { EVENTS_POLICIES, MICROBLOG_POLICIES, type RateLimitPolicy } from '@agora/auth';
-import { FULL_CONFIG_QUERY, FULL_EVENT_DOCUMENTS } from '@agora/events-graphql';
+import { FULL_CONFIG_QUERY, FULL_EVENT_DOCUMENTS, GROUP_DOCUMENTS } from '@agora/events-graphql';
 import { seedFetchEvent, seedJoinEvent } from './seeds-events.js';
+import { seedGroupPage } from './seeds-groups.js';
 import { seedHomeTimeline, seedPostStatus } from './seeds-microblog.js';
 import {
   createConfirmedUsers,
@@ -341,6 +342,20 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 50,
     seed: (context) => seedFetchEvent(context, FULL_EVENT_DOCUMENTS.FetchEvent!),
     check: expectGraphQLData('event'),
+  },
+  {
+    // Issue 14: a group with 1,000 members, 1,000 events, 500 posts and 200 discussions; one of its
+    // members opens the group page (the reference web client's FetchGroupPublic).
+    id: 'events-group-page',
+    name: 'events group page as a member (1k members, 1k events)',
+    service: 'events',
+    request: { method: 'POST', path: '/api', headers: JSON_HEADERS },
+    baseline: 'pg',
+    targetRatio: 0.25,
+    maxP99Ms: 50,
+    connections: 50,
+    seed: (context) => seedGroupPage(context, GROUP_DOCUMENTS.FetchGroupPublic),
+    check: expectGraphQLData('group'),
   },
   {
     // Issue 13: joinEvent on a FREE event; each connection is one profile that joins then leaves.

@@ -165,6 +165,30 @@ describe('GraphQL limits (issue 12 §1, §6)', () => {
     expect((await overWs(ws, query)).errors?.[0]?.code).to.equal('graphql_validation_failed');
   });
 
+  it('prices fields that merge at the largest page any of them asks (ADR 0040)', async () => {
+    // Merged, the last field's page (10,000) is filled with the first's selection: priced apart, the
+    // first would count one element.
+    const query = `{ searchPersons(limit: 1) { elements { id preferredUsername name summary } }
+      searchPersons(limit: 10000) { total } }`;
+    const response = await graphql(server.url, query, { headers: auth() });
+    expect(firstError(response.body)).to.include({ code: 'graphql_validation_failed', status_code: 400 });
+    expect(firstError(response.body).message).to.match(/cost is \d+ and the maximum is 50000/);
+    expect((await overWs(ws, query)).errors?.[0]?.code).to.equal('graphql_validation_failed');
+  });
+
+  it("answers fields that share a response key as Absinthe does: the last one's arguments, every selection, on both wires", async () => {
+    const query = `{ languages(codes: ["fr"]) { code } languages(codes: ["de", "it"]) { name } }`;
+    const expected = {
+      languages: [
+        { code: 'de', name: 'German' },
+        { code: 'it', name: 'Italian' },
+      ],
+    };
+    const http = await graphql(server.url, query);
+    expect(http.body, http.text).to.deep.equal({ data: expected });
+    expect(await overWs(ws, query)).to.deep.equal({ data: expected });
+  });
+
   it('prices one document again for each set of variables (a remembered cost never leaks to others)', async () => {
     const query = 'query($l: Int) { searchPersons(limit: $l) { total elements { id } } }';
     const ask = (l: number) => graphql(server.url, query, { variables: { l }, headers: auth() });

@@ -9,6 +9,7 @@ import {
   isObjectType,
   type ASTVisitor,
   type DocumentNode,
+  type FieldNode,
   type GraphQLFieldResolver,
   type GraphQLSchema,
   type ValidationContext,
@@ -16,6 +17,7 @@ import {
 } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { GraphQLLimits } from '../config/config.js';
+import { mergedPageSizes, TooManyMergedFields } from './field-merging.js';
 
 /** Apollo Server's code for a document that breaks a rule; the wire error says `graphql_validation_failed`. */
 const VALIDATION_FAILED = { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } };
@@ -95,22 +97,26 @@ const COST_KEY_MAX_LENGTH = 1_024;
 const COSTS_PER_DOCUMENT = 32;
 
 export class OperationLimits {
-  private readonly estimators: ComplexityEstimator[];
   /**
    * The price of an operation depends only on its document, name and variables. Documents come from
-   * the parsed-document caches (Apollo's store, the WebSocket's), so a known document is the same
+   * the pipeline's one parsed-document cache (every wire's), so a known document is the same
    * object: pricing its 200 fields again on every request was a third of a cached answer's time.
    */
   private readonly costs = new WeakMap<DocumentNode, Map<string, GraphQLError | undefined>>();
 
-  constructor(private readonly limits: GraphQLLimits) {
-    const factor = limits.unboundedListFactor;
-    this.estimators = [
-      ({ field, args, childComplexity }) => {
-        const size = pageSize(args) ?? (isListType(getNullableType(field.type)) ? factor : 1);
-        return 1 + childComplexity * size;
-      },
-    ];
+  constructor(private readonly limits: GraphQLLimits) {}
+
+  /**
+   * 1 per field, its selection multiplied by its page size (`limit`, else the unbounded-list factor),
+   * or by the largest page size of the same-key fields it merges with (see `mergedPageSizes`).
+   */
+  private estimator(merged: ReadonlyMap<FieldNode, number>): ComplexityEstimator {
+    const factor = this.limits.unboundedListFactor;
+    return ({ field, node, args, childComplexity }) => {
+      const own = pageSize(args) ?? (isListType(getNullableType(field.type)) ? factor : 1);
+      const size = Math.max(own, merged.get(node) ?? 0);
+      return 1 + childComplexity * size;
+    };
   }
 
   check(
@@ -146,17 +152,19 @@ export class OperationLimits {
   ): GraphQLError | undefined {
     let cost: number;
     try {
+      const merged = mergedPageSizes(document, operationName, variables);
       cost = getComplexity({
         schema,
         query: document,
         operationName: operationName ?? undefined,
         variables: variables ?? undefined,
-        estimators: this.estimators,
+        estimators: [this.estimator(merged)],
       });
     } catch (error) {
+      if (error instanceof TooManyMergedFields) return tooComplex();
       // Variables that do not fit the operation: execution refuses them with its own message.
       if (error instanceof GraphQLError && !isTooManyNodes(error)) return undefined;
-      return new GraphQLError('The operation is too complex.', { extensions: VALIDATION_FAILED });
+      return tooComplex();
     }
     if (cost > this.limits.maxCost) {
       return new GraphQLError(
@@ -167,6 +175,8 @@ export class OperationLimits {
     return undefined;
   }
 }
+
+const tooComplex = () => new GraphQLError('The operation is too complex.', { extensions: VALIDATION_FAILED });
 
 const isTooManyNodes = (error: GraphQLError) => error.message.startsWith('Query exceeds the maximum');
 

@@ -83,6 +83,15 @@ describe('Absinthe over Phoenix channels on /graphql_socket/websocket (issue 13 
     expect(result).to.deep.equal({ data: { loggedUser: { id: userId, email: 'phoenix@example.org' } } });
   });
 
+  it('answers fields that share a response key as Absinthe does: the last one’s arguments, every selection (ADR 0040)', async () => {
+    const { result, error } = await absintheRequest(
+      absinthe,
+      '{ languages(codes: ["fr"]) { code } languages(codes: ["de"]) { name } }',
+    );
+    expect(error).to.equal(undefined);
+    expect(result).to.deep.equal({ data: { languages: [{ code: 'de', name: 'German' }] } });
+  });
+
   it('runs a mutation, whose effect HTTP then sees', async () => {
     const { result, error } = await absintheRequest(
       absinthe,

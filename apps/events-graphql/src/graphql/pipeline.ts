@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   GraphQLError,
-  specifiedRules,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -15,6 +14,7 @@ import type { RequestUploads } from '../http/uploads.js';
 import { RequestContext, type GraphQLContext } from './context.js';
 import { DocumentCache } from './document-cache.js';
 import { formatErrors, requestError, type WireError } from './errors.js';
+import { lastArgumentsWin, mergingValidationRules } from './field-merging.js';
 import {
   budgetListFields,
   limitRules,
@@ -64,11 +64,13 @@ export type PreparedOperation =
  */
 export class GraphQLPipeline {
   readonly schema: GraphQLSchema;
-  /** Rules beyond the specification's (Apollo adds those itself; other wires use `allRules`). */
-  readonly extraRules: readonly ValidationRule[];
+  /**
+   * The rules every document must pass: the specification's but OverlappingFieldsCanBeMerged (same-key
+   * fields merge as Absinthe merges them, ADR 0040), then the pipeline's limits.
+   */
   readonly allRules: readonly ValidationRule[];
   readonly parseOptions: { maxTokens: number };
-  /** Parsed and validated documents of the socket wires (Apollo keeps its own store), under the same rules. */
+  /** Parsed and validated documents of every wire (Apollo's own store and validation are off). */
   readonly documents: DocumentCache;
   private readonly operationLimits: OperationLimits;
   private readonly maxResponseBytes: number;
@@ -80,9 +82,8 @@ export class GraphQLPipeline {
     readonly logger: Logger,
   ) {
     const { limits } = app.config.graphql;
-    this.schema = budgetListFields(buildSchema(), limits);
-    this.extraRules = limitRules(limits);
-    this.allRules = [...specifiedRules, ...this.extraRules];
+    this.schema = lastArgumentsWin(budgetListFields(buildSchema(), limits));
+    this.allRules = [...mergingValidationRules, ...limitRules(limits)];
     this.parseOptions = parseOptions(limits);
     this.documents = new DocumentCache(this.schema, this.allRules, { parseOptions: this.parseOptions });
     this.operationLimits = new OperationLimits(limits);

@@ -5,7 +5,7 @@ import { COMMENT_COLUMNS, type CommentRow } from '../comments/comment-row.js';
 import { pagedByParent, type Page, type PageKey } from '../posts/views/paged-by-parent.js';
 import { DISCUSSION_COLUMNS, type DiscussionRow } from './discussion-row.js';
 
-/** Batches of one operation: pages of discussions and of their comments cost two queries each. */
+/** Batches of one operation: pages of discussions and of their comments cost one statement each. */
 export interface DiscussionLoaders {
   /** A group's discussions, most recently active first (`Group.discussions`). */
   ofGroup: DataLoader<PageKey, Page<DiscussionRow>, string>;

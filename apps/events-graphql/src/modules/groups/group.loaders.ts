@@ -11,7 +11,7 @@ export interface GroupLoaders {
   details: DataLoader<string, GroupDetails>;
   /** A profile's role in a group, null without a membership; keys are `actorId:groupId`. */
   roles: DataLoader<string, MemberRole | null>;
-  /** Pages of groups' events (`Group.organizedEvents`): groups asked the same page share two queries. */
+  /** Pages of groups' events (`Group.organizedEvents`): groups asked the same page share one statement. */
   events: DataLoader<GroupEventQuery, { elements: EventRow[]; total: number }, string>;
   view: GroupsView;
 }

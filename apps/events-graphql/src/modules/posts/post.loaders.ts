@@ -5,7 +5,7 @@ import type { TagRow } from '../events/event-row.js';
 import { POST_COLUMNS, type PostRow } from './post-row.js';
 import { pagedByParent, type Page, type PageKey } from './views/paged-by-parent.js';
 
-/** Batches of one operation: a page of groups asks their posts in two queries, their tags in one. */
+/** Batches of one operation: a page of groups asks their posts in one statement (two past the last page), their tags in one. */
 export interface PostLoaders {
   /** A group's posts (`Group.posts`); scope `members` lists every post, `public` published PUBLIC ones. */
   ofGroup: DataLoader<PageKey, Page<PostRow>, string>;

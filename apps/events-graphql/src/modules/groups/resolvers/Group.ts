@@ -53,16 +53,17 @@ export const Group: GroupResolvers = {
   },
   /** Behaviour 23: anonymous callers get the count, and are refused the elements; members and instance moderators get the list, others the count. */
   members: async (group, { name, roles, page, limit }, ctx, info) => {
-    if (selects(info, 'elements')) await requireSignedIn(ctx, 'member');
+    const elements = selects(info, 'elements');
+    if (elements) await requireSignedIn(ctx, 'member');
     const caller = await groupViewer(ctx, group.id);
     if (!isMemberRole(caller.role) && !caller.instanceModerator) {
       return { elements: [], total: (await details(group, ctx)).membersCount };
     }
-    return ctx.loaders.members.view.ofGroup(
-      group.id,
-      { roles: parseRoles(roles ?? ''), name: name ?? null },
-      { page: page ?? 1, limit: limit ?? 10 },
-    );
+    const filter = { roles: parseRoles(roles ?? ''), name: name ?? null };
+    // The group page asks only the count: no page of rows is read for it.
+    if (!elements)
+      return { elements: [], total: await ctx.loaders.members.view.totalOfGroup(group.id, filter) };
+    return ctx.loaders.members.view.ofGroup(group.id, filter, { page: page ?? 1, limit: limit ?? 10 });
   },
 };
 

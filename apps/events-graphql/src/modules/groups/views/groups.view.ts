@@ -3,6 +3,7 @@ import { Op, QueryTypes, type WhereOptions } from 'sequelize';
 import type { AppContext } from '../../../context.js';
 import { EVENT_COLUMNS, type EventRow } from '../../events/event-row.js';
 import type { MemberRole } from '../../members/member-row.js';
+import { rankedPages } from '../../posts/views/paged-by-parent.js';
 import { GROUP_DETAILS_COLUMNS, type GroupDetails } from '../group-row.js';
 
 export interface GroupFilters {
@@ -87,7 +88,8 @@ export class GroupsView {
 
   /**
    * The same page of the events attributed to each of `groupIds`, as `scope` sees them (drafts never),
-   * in two queries whatever the number of groups (a list of groups asks each one's events).
+   * in one statement whatever the number of groups (a list of groups asks each one's events; one more
+   * when a page lies past a group's last event).
    */
   async eventsOf(
     groupIds: readonly string[],
@@ -102,37 +104,19 @@ export class GroupsView {
     if (query.after) conditions.push('e.begins_on >= :after');
     if (query.before) conditions.push('e.begins_on <= :before');
     const where = conditions.join(' AND ');
-    const { limit, offset } = pageBounds(query.page, query.limit);
-    const replacements = {
-      groupIds: [...groupIds, '0'],
-      after: query.after,
-      before: query.before,
-      first: offset + 1,
-      last: offset + limit,
-    };
     const order = `e.${ORDER_COLUMNS[query.order]} ${query.direction === 'DESC' ? 'DESC' : 'ASC'}, e.id`;
-    const [rows, counts] = await Promise.all([
-      this.app.sequelize.query<EventRow & { groupKey: string }>(
-        `SELECT * FROM (
-           SELECT ${EVENT_COLUMNS}, e.attributed_to_id::text AS "groupKey",
-             row_number() OVER (PARTITION BY e.attributed_to_id ORDER BY ${order}) AS position
-           FROM events e WHERE ${where}) ranked
-         WHERE position BETWEEN :first AND :last ORDER BY "groupKey", position`,
-        { type: QueryTypes.SELECT, replacements },
-      ),
-      this.app.sequelize.query<{ groupKey: string; total: number }>(
-        `SELECT e.attributed_to_id::text AS "groupKey", count(*)::int AS total FROM events e WHERE ${where}
-         GROUP BY e.attributed_to_id`,
-        { type: QueryTypes.SELECT, replacements },
-      ),
-    ]);
-    const pages = new Map(groupIds.map((id) => [id, { elements: [] as EventRow[], total: 0 }]));
-    for (const { groupKey, total } of counts) pages.get(groupKey)!.total = total;
-    for (const { groupKey, position: _position, ...event } of rows as Array<
-      EventRow & { groupKey: string; position: unknown }
-    >) {
-      pages.get(groupKey)!.elements.push(event);
-    }
+    const { limit } = pageBounds(query.page, query.limit);
+    const pages = await rankedPages<EventRow>(this.app.sequelize, {
+      columns: EVENT_COLUMNS,
+      from: 'FROM events e',
+      parentColumn: 'e.attributed_to_id',
+      where,
+      order,
+      parentIds: groupIds,
+      page: query.page,
+      limit,
+      replacements: { groupIds: [...groupIds, '0'], after: query.after, before: query.before },
+    });
     return pages;
   }
 }

@@ -18,6 +18,24 @@ export class MembersView {
     filter: { roles: readonly MemberRole[]; name: string | null },
     page: { page: number; limit: number },
   ): Promise<MemberPage> {
+    const { join, where, replacements } = this.ofGroupFilter(groupId, filter);
+    return this.page(join, where, 'm.id', { ...replacements, ...pageBounds(page.page, page.limit) });
+  }
+
+  /** How many members `ofGroup` would list (a page that asks only `total`, as the group page does). */
+  async totalOfGroup(
+    groupId: string,
+    filter: { roles: readonly MemberRole[]; name: string | null },
+  ): Promise<number> {
+    const { join, where, replacements } = this.ofGroupFilter(groupId, filter);
+    const [count] = await this.app.sequelize.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM members m ${join} WHERE ${where}`,
+      { type: QueryTypes.SELECT, replacements },
+    );
+    return count!.total;
+  }
+
+  private ofGroupFilter(groupId: string, filter: { roles: readonly MemberRole[]; name: string | null }) {
     const conditions = ['m.parent_id = :groupId'];
     if (filter.roles.length > 0) conditions.push('m.role IN (:roles)');
     let join = '';
@@ -25,12 +43,12 @@ export class MembersView {
       join = 'JOIN actors a ON a.id = m.actor_id';
       conditions.push(`(a.username ILIKE :name OR a.display_name ILIKE :name)`);
     }
-    return this.page(join, conditions.join(' AND '), 'm.id', {
+    const replacements = {
       groupId,
       roles: filter.roles.length > 0 ? [...filter.roles] : null,
       name: filter.name ? `%${escapeLike(filter.name)}%` : null,
-      ...pageBounds(page.page, page.limit),
-    });
+    };
+    return { join, where: conditions.join(' AND '), replacements };
   }
 
   /** A profile's memberships, optionally of one group (by id). */

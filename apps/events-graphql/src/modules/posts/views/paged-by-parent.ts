@@ -27,9 +27,66 @@ export interface PagedQuery {
   order: string;
 }
 
+/** What `rankedPages` reads: rows of many parents, one page of each, in one statement. */
+export interface RankedPagesQuery {
+  /** `SELECT <columns>` list of the rows, with the table aliased as the `from` clause says. */
+  columns: string;
+  /** `FROM …` (with joins) of the rows. */
+  from: string;
+  /** The column holding the parent id (e.g. `p.attributed_to_id`). */
+  parentColumn: string;
+  /** Every condition of the rows, the parents' (`… = ANY(ARRAY[:parentIds]::bigint[])`) included. */
+  where: string;
+  /** ORDER BY of one parent's rows. */
+  order: string;
+  parentIds: readonly string[];
+  page: number;
+  limit: number;
+  replacements: Record<string, unknown>;
+}
+
 /**
- * A DataLoader of pages of child rows by parent: parents asked for the same scope and page share two
- * queries (the rows ranked per parent, and the counts), so a list of groups costs no query per group.
+ * One page of rows of each parent with each parent's total, in one statement: the rows ranked per
+ * parent carry their parent's count. A parent whose page comes back empty past the first page (asked
+ * beyond its end) is counted apart; an empty first page means none.
+ */
+export async function rankedPages<T>(
+  sequelize: Sequelize,
+  query: RankedPagesQuery,
+): Promise<Map<string, Page<T>>> {
+  const offset = (Math.max(query.page, 1) - 1) * Math.max(query.limit, 0);
+  const replacements = { ...query.replacements, first: offset + 1, last: offset + Math.max(query.limit, 0) };
+  const rows = await sequelize.query<T & { parentKey: string; position: unknown; parentTotal: string }>(
+    `SELECT * FROM (
+       SELECT ${query.columns}, ${query.parentColumn}::text AS "parentKey",
+         row_number() OVER (PARTITION BY ${query.parentColumn} ORDER BY ${query.order}) AS position,
+         count(*) OVER (PARTITION BY ${query.parentColumn}) AS "parentTotal"
+       ${query.from} WHERE ${query.where}) ranked
+     WHERE position BETWEEN :first AND :last ORDER BY "parentKey", position`,
+    { type: QueryTypes.SELECT, replacements },
+  );
+  const pages = new Map<string, Page<T>>(query.parentIds.map((id) => [id, { elements: [], total: 0 }]));
+  for (const { parentKey, position: _position, parentTotal, ...row } of rows) {
+    const page = pages.get(parentKey)!;
+    page.total = Number(parentTotal);
+    page.elements.push(row as unknown as T);
+  }
+  const unknown = offset > 0 ? query.parentIds.filter((id) => pages.get(id)!.elements.length === 0) : [];
+  if (unknown.length > 0) {
+    const counts = await sequelize.query<{ parentKey: string; total: number }>(
+      `SELECT ${query.parentColumn}::text AS "parentKey", count(*)::int AS total ${query.from}
+        WHERE ${query.where} AND ${query.parentColumn} = ANY(ARRAY[:unknownIds]::bigint[])
+        GROUP BY ${query.parentColumn}`,
+      { type: QueryTypes.SELECT, replacements: { ...replacements, unknownIds: unknown } },
+    );
+    for (const { parentKey, total } of counts) pages.get(parentKey)!.total = total;
+  }
+  return pages;
+}
+
+/**
+ * A DataLoader of pages of child rows by parent: parents asked for the same scope and page share one
+ * statement (`rankedPages`), so a list of groups costs no query per group.
  */
 export function pagedByParent<T>(
   sequelize: Sequelize,
@@ -44,34 +101,20 @@ export function pagedByParent<T>(
       const pages = new Map<string, Page<T>>();
       for (const [batch, members] of batches) {
         const { scope, page, limit } = members[0]!;
-        const offset = (Math.max(page, 1) - 1) * Math.max(limit, 0);
         const extra = query.where(scope);
-        const where = `${query.parentColumn} = ANY(ARRAY[:parentIds]::bigint[])${extra ? ` AND ${extra}` : ''}`;
-        const replacements = {
-          parentIds: [...members.map((key) => key.parentId), '0'],
-          first: offset + 1,
-          last: offset + Math.max(limit, 0),
-        };
-        const [rows, counts] = await Promise.all([
-          sequelize.query<T & { parentKey: string; position: unknown }>(
-            `SELECT * FROM (
-               SELECT ${query.columns}, ${query.parentColumn}::text AS "parentKey",
-                 row_number() OVER (PARTITION BY ${query.parentColumn} ORDER BY ${query.order}) AS position
-               ${query.from} WHERE ${where}) ranked
-             WHERE position BETWEEN :first AND :last ORDER BY "parentKey", position`,
-            { type: QueryTypes.SELECT, replacements },
-          ),
-          sequelize.query<{ parentKey: string; total: number }>(
-            `SELECT ${query.parentColumn}::text AS "parentKey", count(*)::int AS total ${query.from}
-              WHERE ${where} GROUP BY ${query.parentColumn}`,
-            { type: QueryTypes.SELECT, replacements },
-          ),
-        ]);
-        for (const key of members) pages.set(`${batch}:${key.parentId}`, { elements: [], total: 0 });
-        for (const { parentKey, total } of counts) pages.get(`${batch}:${parentKey}`)!.total = total;
-        for (const { parentKey, position: _position, ...row } of rows) {
-          pages.get(`${batch}:${parentKey}`)!.elements.push(row as unknown as T);
-        }
+        const parentIds = members.map((key) => key.parentId);
+        const found = await rankedPages<T>(sequelize, {
+          columns: query.columns,
+          from: query.from,
+          parentColumn: query.parentColumn,
+          where: `${query.parentColumn} = ANY(ARRAY[:parentIds]::bigint[])${extra ? ` AND ${extra}` : ''}`,
+          order: query.order,
+          parentIds,
+          page,
+          limit,
+          replacements: { parentIds: [...parentIds, '0'] },
+        });
+        for (const [parentId, found_] of found) pages.set(`${batch}:${parentId}`, found_);
       }
       return keys.map((key) => pages.get(cacheKey(key)) ?? { elements: [], total: 0 });
     },
