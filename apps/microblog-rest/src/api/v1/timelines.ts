@@ -4,7 +4,7 @@ import { setPageLinks } from '../../http/link-header.js';
 import { validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
 import type { FilterContext } from '../../modules/notifications/filter.service.js';
-import type { BearerGuards } from '../../modules/oauth/bearer.js';
+import { userIdOf, type BearerGuards } from '../../modules/oauth/bearer.js';
 import {
   callerAccount,
   optionalViewer,
@@ -63,8 +63,28 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
     '/api/v1/timelines/home',
     guards.requireUser('read:statuses'),
     validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
-      const account = await callerAccount(deps, res);
-      await answer(req, res, await timelines.home(account.id, pageRequest(query, 20)), account.id, 'home');
+      const page = await timelines.homePage(userIdOf(res), pageRequest(query, 20));
+      // No usable account: the refusal every guarded route gives (disabled, unconfirmed, none).
+      if (page === null) return void (await callerAccount(deps, res));
+      const ids = page.entries.map((entry) => entry.status.id);
+      // Polls carry the viewer's votes and change with every vote: such pages take the whole view.
+      if (page.entries.some((entry) => entry.status.hasPoll || entry.reblog?.hasPoll)) {
+        return answer(req, res, ids, page.accountId, 'home');
+      }
+      const json = await timelines.rendered.render(
+        page.entries,
+        page.accountId,
+        {
+          statuses: (ids) => deps.statuses.views(ids, null),
+          accounts: (ids) => deps.statuses.accountViews(ids),
+        },
+        deps.json,
+        page.hasFilters && deps.filters ? await deps.filters.matcher(page.accountId, 'home') : null,
+      );
+      const first = ids[0];
+      const last = ids.at(-1);
+      setPageLinks(req, res, deps.publicUrl, first && last ? { newest: first, oldest: last } : null);
+      res.json(json);
     }),
   );
 
