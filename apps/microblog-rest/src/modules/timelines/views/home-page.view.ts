@@ -39,29 +39,29 @@ export interface HomePage {
   entries: HomeEntry[];
 }
 
-const FACT_NAMES = [
-  'stamp',
-  'has_poll',
-  'replies',
-  'reblogs',
-  'favourites',
-  'account',
-  'account_stamp',
-  'followers',
-  'following',
-  'statuses',
-  'last_status_day',
-  'favourited',
-  'reblogged',
-  'bookmarked',
-  'muted',
-  'pinned',
-] as const;
+/** The facts read per status, as `<prefix>_<fact>` columns. */
+type FactName =
+  | 'stamp'
+  | 'has_poll'
+  | 'replies'
+  | 'reblogs'
+  | 'favourites'
+  | 'account'
+  | 'account_stamp'
+  | 'followers'
+  | 'following'
+  | 'statuses'
+  | 'last_status_day'
+  | 'favourited'
+  | 'reblogged'
+  | 'bookmarked'
+  | 'muted'
+  | 'pinned';
 
 /** The facts of status `x` (and its account) under column names `<prefix>_<fact>`, for viewer `v`. */
 function factColumns(x: string, prefix: string): string {
   const acc = `${prefix}_acc`;
-  const col = (name: (typeof FACT_NAMES)[number]) => `${prefix}_${name}`;
+  const col = (name: FactName) => `${prefix}_${name}`;
   return `${x}.updated_at::text AS ${col('stamp')},
     EXISTS (SELECT 1 FROM polls p WHERE p.status_id = ${x}.id) AS ${col('has_poll')},
     ${x}.replies_count AS ${col('replies')}, ${x}.reblogs_count AS ${col('reblogs')},
@@ -192,7 +192,7 @@ export async function readHomePage(
 }
 
 function facts(row: PageRow, prefix: 's' | 'r', id: string): StatusFacts {
-  const get = (name: (typeof FACT_NAMES)[number]) => row[`${prefix}_${name}`];
+  const get = (name: FactName) => row[`${prefix}_${name}`];
   return {
     id,
     stamp: get('stamp') as string,
