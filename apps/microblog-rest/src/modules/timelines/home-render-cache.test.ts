@@ -78,6 +78,29 @@ describe('home timeline: rendered statuses cached per process (ADR 0039)', () =>
     expect(a.ctx.timelines.rendered.size.statuses).to.be.at.least(5);
   });
 
+  it('renders once for concurrent first pages in a fresh process, each answer whole', async function () {
+    this.timeout(60_000);
+    const c = await startTestServer('home-render-c', {
+      databaseUrl: a.ctx.config.db.url ?? '',
+      env: { ROLE: 'web' },
+    });
+    try {
+      const pages = await Promise.all(Array.from({ length: 8 }, () => home(c)));
+      // Each process answers with its own address; every entry is the status as c renders it alone.
+      const singles = await Promise.all(
+        pages[0]!.map((entry) =>
+          rest<Json>(c.url, `/api/v1/statuses/${String(entry.id)}`, { token: viewer.token }),
+        ),
+      );
+      const expected = JSON.stringify(singles.map((single) => single.body));
+      for (const page of pages) expect(JSON.stringify(page)).to.equal(expected);
+      // Four statuses of the author and the reblog, each rendered once.
+      expect(c.ctx.timelines.rendered.size).to.deep.equal({ statuses: 5, accounts: 2 });
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('shows in one process what was changed through the other: edit, counters, flags, account, card, role', async () => {
     // Both processes have rendered the page.
     await home(a);

@@ -44,6 +44,9 @@ interface Cached<V, J> {
   json: J;
 }
 
+type CachedStatus = Cached<StatusView, StatusJson>;
+type CachedAccount = Cached<SerializableAccount, AccountJson>;
+
 /** Entries kept per kind; the oldest inserted go first. */
 const MAX_ENTRIES = 20_000;
 /**
@@ -59,8 +62,11 @@ const MAX_AGE_MS = 10 * 60_000;
  * twice and no process can serve what the database has since changed.
  */
 export class RenderedStatuses {
-  private readonly statuses = new Map<string, Cached<StatusView, StatusJson>>();
-  private readonly accounts = new Map<string, Cached<SerializableAccount, AccountJson>>();
+  private readonly statuses = new Map<string, CachedStatus>();
+  private readonly accounts = new Map<string, CachedAccount>();
+  /** Renderings being made, by `id@stamp`: concurrent pages share them. */
+  private readonly statusFlights = new Map<string, Promise<CachedStatus | undefined>>();
+  private readonly accountFlights = new Map<string, Promise<CachedAccount | undefined>>();
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
@@ -80,18 +86,23 @@ export class RenderedStatuses {
     context: StatusJsonContext,
     matcher: StatusFilterMatcher | null,
   ): Promise<StatusJson[]> {
-    await this.fill(entries, loaders, context);
+    const { statuses, accounts } = await this.fill(entries, loaders, context);
+    const compose = (facts: RenderFacts, nested: boolean, reblog: StatusJson | null = null) => {
+      const status = statuses.get(facts.id);
+      const account = accounts.get(facts.accountId);
+      return status && account ? merge(facts, status.json, account.json, viewerId, nested, reblog) : null;
+    };
     const out: StatusJson[] = [];
     for (const { status, reblog } of entries) {
-      const own = this.statuses.get(status.id);
-      const original = reblog === null ? null : this.statuses.get(reblog.id);
-      if (!own || (reblog !== null && !original)) continue;
-      const nested = reblog === null ? null : this.compose(reblog, original!, viewerId, true);
+      const nested = reblog === null ? null : compose(reblog, true);
       if (reblog !== null && nested === null) continue;
-      const json = this.compose(status, own, viewerId, false, nested);
+      const json = compose(status, false, nested);
       if (json === null) continue;
       if (matcher !== null) {
-        const view: StatusView = { ...own.view, reblog: original?.view ?? null };
+        const view: StatusView = {
+          ...statuses.get(status.id)!.view,
+          reblog: reblog === null ? null : statuses.get(reblog.id)!.view,
+        };
         const { matches, hidden } = matcher.match(view);
         if (hidden) continue;
         json.filtered = matches.map(serializeFilterResult);
@@ -101,106 +112,150 @@ export class RenderedStatuses {
     return out;
   }
 
-  /** Renders what is missing or stale, in two batched reads at most (statuses, accounts). */
+  /**
+   * The renderings this page uses, each true at the stamp the page read: cached ones, else rendered
+   * in two batched reads at most (statuses, accounts); a rendering another request is already
+   * making for the same stamp is awaited, not made twice.
+   */
   private async fill(
     entries: readonly RenderEntry[],
     loaders: RenderLoaders,
     context: StatusJsonContext,
-  ): Promise<void> {
+  ): Promise<{ statuses: Map<string, CachedStatus>; accounts: Map<string, CachedAccount> }> {
     const now = this.now();
-    const wanted = new Map<string, RenderFacts>();
+    const statuses = new Map<string, CachedStatus>();
+    const accounts = new Map<string, CachedAccount>();
+    const pending: Array<Promise<void>> = [];
+    const loadStatuses = new Map<string, RenderFacts>();
+    const loadAccounts = new Map<string, string>();
     for (const { status, reblog } of entries) {
-      wanted.set(status.id, status);
-      if (reblog) wanted.set(reblog.id, reblog);
-    }
-    const staleStatuses: RenderFacts[] = [];
-    const staleAccounts = new Map<string, string>();
-    for (const facts of wanted.values()) {
-      if (!fresh(this.statuses.get(facts.id), facts.stamp, now)) staleStatuses.push(facts);
-      else if (!fresh(this.accounts.get(facts.accountId), facts.accountStamp, now)) {
-        staleAccounts.set(facts.accountId, facts.accountStamp);
+      for (const facts of reblog === null ? [status] : [status, reblog]) {
+        if (statuses.has(facts.id) || loadStatuses.has(facts.id)) continue;
+        const cached = this.statuses.get(facts.id);
+        if (fresh(cached, facts.stamp, now)) statuses.set(facts.id, cached);
+        else {
+          const flight = this.statusFlights.get(`${facts.id}@${facts.stamp}`);
+          if (flight) pending.push(flight.then((entry) => void (entry && statuses.set(facts.id, entry))));
+          else loadStatuses.set(facts.id, facts);
+        }
+        if (accounts.has(facts.accountId) || loadAccounts.has(facts.accountId)) continue;
+        const account = this.accounts.get(facts.accountId);
+        if (fresh(account, facts.accountStamp, now)) accounts.set(facts.accountId, account);
+        else {
+          const flight = this.accountFlights.get(`${facts.accountId}@${facts.accountStamp}`);
+          if (flight) {
+            pending.push(flight.then((entry) => void (entry && accounts.set(facts.accountId, entry))));
+          } else {
+            loadAccounts.set(facts.accountId, facts.accountStamp);
+          }
+        }
       }
     }
-    if (staleStatuses.length === 0 && staleAccounts.size === 0) return;
-    const [views, accounts] = await Promise.all([
-      staleStatuses.length === 0 ? null : loaders.statuses(staleStatuses.map((facts) => facts.id)),
-      staleAccounts.size === 0 ? null : loaders.accounts([...staleAccounts.keys()]),
-    ]);
     const expires = now + MAX_AGE_MS;
     // Stored under the stamps read before the load: a write after that read only makes the next
     // page render again, never keeps an old rendering under a new stamp.
-    for (const facts of staleStatuses) {
-      const view = views?.get(facts.id);
-      if (!view) {
-        this.statuses.delete(facts.id);
-        continue;
-      }
-      const bare: StatusView = { ...view, reblog: null, viewer: null, viewerId: null };
-      put(this.statuses, facts.id, {
-        stamp: facts.stamp,
-        expires,
-        view: bare,
-        json: serializeStatus(bare, context),
-      });
-      const accountStamp = wanted.get(facts.id)!.accountStamp;
-      if (!fresh(this.accounts.get(facts.accountId), accountStamp, now)) {
-        staleAccounts.delete(facts.accountId);
-        this.putAccount(facts.accountId, accountStamp, expires, view.account, context);
+    if (loadStatuses.size > 0) {
+      const loaded = loaders.statuses([...loadStatuses.keys()]);
+      for (const facts of loadStatuses.values()) {
+        const flight = loaded.then((views) => {
+          const view = views.get(facts.id);
+          if (!view) return undefined;
+          const bare: StatusView = { ...view, reblog: null, viewer: null, viewerId: null };
+          const entry = { stamp: facts.stamp, expires, view: bare, json: serializeStatus(bare, context) };
+          put(this.statuses, facts.id, entry);
+          return entry;
+        });
+        pending.push(this.fly(this.statusFlights, `${facts.id}@${facts.stamp}`, flight, statuses, facts.id));
       }
     }
-    for (const [id, stamp] of staleAccounts) {
-      const account = accounts?.get(id);
-      if (account) this.putAccount(id, stamp, expires, account, context);
-      else this.accounts.delete(id);
+    if (loadAccounts.size > 0) {
+      // The statuses just loaded carry their accounts: only the others are read.
+      const carried = new Set([...loadStatuses.values()].map((facts) => facts.accountId));
+      const others = [...loadAccounts.keys()].filter((id) => !carried.has(id));
+      const loaded = Promise.all([
+        others.length > 0 ? loaders.accounts(others) : new Map<string, SerializableAccount>(),
+        Promise.all(
+          [...loadStatuses.values()].map((facts) => this.statusFlights.get(`${facts.id}@${facts.stamp}`)),
+        ),
+      ]);
+      for (const [id, stamp] of loadAccounts) {
+        const flight = loaded.then(async ([views, carriedStatuses]) => {
+          const view =
+            views.get(id) ??
+            carriedStatuses.find((entry) => entry?.view.account.actor.id === id)?.view.account ??
+            // Its status went meanwhile: read the account itself for the page's other statuses.
+            (await loaders.accounts([id])).get(id);
+          if (!view) return undefined;
+          const entry = { stamp, expires, view, json: serializeAccount(view, context.publicUrl) };
+          put(this.accounts, id, entry);
+          return entry;
+        });
+        pending.push(this.fly(this.accountFlights, `${id}@${stamp}`, flight, accounts, id));
+      }
     }
+    await Promise.all(pending);
+    return { statuses, accounts };
   }
 
-  private putAccount(
+  /** Registers a rendering in flight until it settles, and records its result for this page. */
+  private fly<E>(
+    flights: Map<string, Promise<E | undefined>>,
+    key: string,
+    flight: Promise<E | undefined>,
+    into: Map<string, E>,
     id: string,
-    stamp: string,
-    expires: number,
-    view: SerializableAccount,
-    context: StatusJsonContext,
-  ): void {
-    put(this.accounts, id, { stamp, expires, view, json: serializeAccount(view, context.publicUrl) });
-  }
-
-  /**
-   * The entity as `serializeStatus` writes it for the viewer: the cached rendering with the fresh
-   * counters, account and flags in their places (`muted` is false on a nested reblog; `pinned` is
-   * shown on the viewer's own statuses only).
-   */
-  private compose(
-    facts: RenderFacts,
-    cached: Cached<StatusView, StatusJson>,
-    viewerId: string,
-    nested: boolean,
-    reblog: StatusJson | null = null,
-  ): StatusJson | null {
-    const account = this.accounts.get(facts.accountId);
-    if (!account) return null;
-    const json: StatusJson = {
-      ...cached.json,
-      account: {
-        ...account.json,
-        followers_count: facts.followersCount,
-        following_count: facts.followingCount,
-        statuses_count: facts.statusesCount,
-        last_status_at: facts.lastStatusDay,
-      },
-      reblogs_count: facts.reblogsCount,
-      favourites_count: facts.favouritesCount,
-      replies_count: facts.repliesCount,
-      reblog,
+  ): Promise<void> {
+    flights.set(key, flight);
+    const done = () => {
+      if (flights.get(key) === flight) flights.delete(key);
     };
-    json.favourited = facts.favourited;
-    json.reblogged = facts.reblogged;
-    json.muted = nested ? false : facts.muted;
-    json.bookmarked = facts.bookmarked;
-    if (viewerId === facts.accountId) json.pinned = facts.pinned;
-    json.filtered = [];
-    return json;
+    return flight.then(
+      (entry) => {
+        done();
+        if (entry) into.set(id, entry);
+      },
+      (error: unknown) => {
+        done();
+        throw error;
+      },
+    );
   }
+}
+
+/**
+ * The entity as `serializeStatus` writes it for the viewer: the cached rendering with the fresh
+ * counters, account and flags in their places (`muted` is false on a nested reblog; `pinned` is
+ * shown on the viewer's own statuses only).
+ */
+function merge(
+  facts: RenderFacts,
+  status: StatusJson,
+  account: AccountJson,
+  viewerId: string,
+  nested: boolean,
+  reblog: StatusJson | null,
+): StatusJson {
+  const json: StatusJson = {
+    ...status,
+    account: {
+      ...account,
+      followers_count: facts.followersCount,
+      following_count: facts.followingCount,
+      statuses_count: facts.statusesCount,
+      last_status_at: facts.lastStatusDay,
+    },
+    reblogs_count: facts.reblogsCount,
+    favourites_count: facts.favouritesCount,
+    replies_count: facts.repliesCount,
+    reblog,
+  };
+  json.favourited = facts.favourited;
+  json.reblogged = facts.reblogged;
+  json.muted = nested ? false : facts.muted;
+  json.bookmarked = facts.bookmarked;
+  if (viewerId === facts.accountId) json.pinned = facts.pinned;
+  json.filtered = [];
+  return json;
 }
 
 function fresh<V, J>(entry: Cached<V, J> | undefined, stamp: string, now: number): entry is Cached<V, J> {
