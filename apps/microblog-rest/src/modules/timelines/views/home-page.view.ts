@@ -105,30 +105,13 @@ function accountJoin(x: string, prefix: string): string {
  * original the facts a cached rendering needs (stamps, counters, the viewer's flags).
  * `$2`/`$3`: exclusive upper and lower bounds of the ids; `$4`: the limit.
  */
-function homePageSql(direction: 'ASC' | 'DESC'): string {
+export function homePageSql(direction: 'ASC' | 'DESC'): string {
   return `WITH viewer AS (
       SELECT a.id FROM users u
         JOIN LATERAL (SELECT a.id FROM actors a
                        WHERE a.user_id = u.id AND a.domain IS NULL AND a.type IN ('Person', 'Service')
                        ORDER BY a.id LIMIT 1) a ON true
-       WHERE u.id = $1 AND NOT u.disabled AND u.confirmed_at IS NOT NULL),
-    page AS (
-      SELECT h.status_id AS id FROM viewer v
-        JOIN home_feed h ON h.account_id = v.id
-        JOIN statuses s ON s.id = h.status_id AND s.deleted_at IS NULL
-        LEFT JOIN statuses r ON r.id = s.reblog_of_id
-       WHERE h.status_id < $2::bigint AND h.status_id > $3::bigint
-         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = v.id
-                          AND b.target_account_id IN (s.account_id, r.account_id))
-         AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = v.id
-                          AND m.target_account_id IN (s.account_id, r.account_id)
-                          AND (m.expires_at IS NULL OR m.expires_at > now()))
-         AND NOT EXISTS (SELECT 1 FROM account_domain_blocks d JOIN actors a ON a.domain = d.domain
-                          WHERE d.account_id = v.id AND a.id IN (s.account_id, r.account_id))
-         AND (s.reblog_of_id IS NULL OR NOT EXISTS (
-               SELECT 1 FROM follows f WHERE f.actor_id = v.id AND f.target_actor_id = s.account_id
-                  AND NOT f.show_reblogs))
-       ORDER BY h.status_id ${direction} LIMIT $4::int)
+       WHERE u.id = $1 AND NOT u.disabled AND u.confirmed_at IS NOT NULL)
     SELECT v.id::text AS viewer,
            EXISTS (SELECT 1 FROM filters fl WHERE fl.account_id = v.id) AS has_filters,
            e.*
@@ -137,7 +120,25 @@ function homePageSql(direction: 'ASC' | 'DESC'): string {
         SELECT s.id::text AS id, s.reblog_of_id::text AS reblog_of_id,
                ${factColumns('s', 's')},
                ${factColumns('r', 'r')}
-          FROM page p
+          FROM (
+            -- Inside the lateral join the account is a parameter of this subquery: it is planned as
+            -- a backward scan of the feed's primary key that stops at the limit (joined to the
+            -- viewer row instead, the planner sorts the whole feed first).
+            SELECT h.status_id AS id FROM home_feed h
+              JOIN statuses s ON s.id = h.status_id AND s.deleted_at IS NULL
+              LEFT JOIN statuses r ON r.id = s.reblog_of_id
+             WHERE h.account_id = v.id AND h.status_id < $2::bigint AND h.status_id > $3::bigint
+               AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = v.id
+                                AND b.target_account_id IN (s.account_id, r.account_id))
+               AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = v.id
+                                AND m.target_account_id IN (s.account_id, r.account_id)
+                                AND (m.expires_at IS NULL OR m.expires_at > now()))
+               AND NOT EXISTS (SELECT 1 FROM account_domain_blocks d JOIN actors a ON a.domain = d.domain
+                                WHERE d.account_id = v.id AND a.id IN (s.account_id, r.account_id))
+               AND (s.reblog_of_id IS NULL OR NOT EXISTS (
+                     SELECT 1 FROM follows f WHERE f.actor_id = v.id AND f.target_actor_id = s.account_id
+                        AND NOT f.show_reblogs))
+             ORDER BY h.status_id ${direction} LIMIT $4::int) p
           JOIN statuses s ON s.id = p.id
           ${accountJoin('s', 's')}
           LEFT JOIN statuses r ON r.id = s.reblog_of_id
