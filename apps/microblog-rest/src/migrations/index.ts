@@ -22,6 +22,7 @@ import { accountStatusesIndexes } from './20261127140000-account-statuses-indexe
 import { searchAndFollowedTags } from './20261127146000-search-and-followed-tags.js';
 import { remoteMediaAttachments } from './20261127147000-remote-media-attachments.js';
 import { previewCardsAndWebPush } from './20261127148000-preview-cards-and-web-push.js';
+import { renderStamps } from './20261128100000-render-stamps.js';
 import { streamingRelations } from './20261128140000-streaming-relations.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
@@ -58,6 +59,7 @@ export function migrationSets(): MigrationSet[] {
         searchAndFollowedTags,
         remoteMediaAttachments,
         previewCardsAndWebPush,
+        renderStamps,
         streamingRelations,
       ],
     },

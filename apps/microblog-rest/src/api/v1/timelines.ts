@@ -1,10 +1,13 @@
 import { Router, type Request, type Response } from 'express';
+import { NotFound } from '@agora/core';
 import { z } from 'zod';
 import { setPageLinks } from '../../http/link-header.js';
 import { validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
+import { RECORD_NOT_FOUND } from '../../modules/accounts/account.service.js';
+import type { StatusJson } from '../../entities/status.js';
 import type { FilterContext } from '../../modules/notifications/filter.service.js';
-import type { BearerGuards } from '../../modules/oauth/bearer.js';
+import { userIdOf, type BearerGuards } from '../../modules/oauth/bearer.js';
 import {
   callerAccount,
   optionalViewer,
@@ -45,26 +48,47 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
   const { timelines, guards } = deps;
   const router = Router();
 
+  const sendPage = (req: Request, res: Response, ids: string[], json: StatusJson[]) => {
+    const first = ids[0];
+    const last = ids.at(-1);
+    setPageLinks(req, res, deps.publicUrl, first && last ? { newest: first, oldest: last } : null);
+    res.json(json);
+  };
   const answer = async (
     req: Request,
     res: Response,
     ids: string[],
     viewer: string | null,
     context: FilterContext,
-  ) => {
-    const json = await statusesJson(deps, ids, viewer, context);
-    const first = ids[0];
-    const last = ids.at(-1);
-    setPageLinks(req, res, deps.publicUrl, first && last ? { newest: first, oldest: last } : null);
-    res.json(json);
-  };
+  ) => sendPage(req, res, ids, await statusesJson(deps, ids, viewer, context));
 
   router.get(
     '/api/v1/timelines/home',
     guards.requireUser('read:statuses'),
     validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
-      const account = await callerAccount(deps, res);
-      await answer(req, res, await timelines.home(account.id, pageRequest(query, 20)), account.id, 'home');
+      const page = await timelines.homePage(userIdOf(res), pageRequest(query, 20));
+      if (page === null) {
+        // No usable account: the accounts service gives the refusal every guarded route gives
+        // (disabled, unconfirmed, none); one that became usable meanwhile is asked again.
+        await callerAccount(deps, res);
+        throw new NotFound(RECORD_NOT_FOUND);
+      }
+      const ids = page.entries.map((entry) => entry.status.id);
+      // Polls carry the viewer's votes and change with every vote: such pages take the whole view.
+      if (page.entries.some((entry) => entry.status.hasPoll || entry.reblog?.hasPoll)) {
+        return answer(req, res, ids, page.accountId, 'home');
+      }
+      const json = await timelines.rendered.render(
+        page.entries,
+        page.accountId,
+        {
+          statuses: (ids) => deps.statuses.views(ids, null),
+          accounts: (ids) => deps.statuses.accountViews(ids),
+        },
+        deps.json,
+        page.hasFilters && deps.filters ? await deps.filters.matcher(page.accountId, 'home') : null,
+      );
+      sendPage(req, res, ids, json);
     }),
   );
 

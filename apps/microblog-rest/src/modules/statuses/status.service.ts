@@ -14,6 +14,8 @@ import type { PageRequest } from '../timelines/pagination.js';
 import { renderLinkedText, type LinkedText } from './linked-text.js';
 import { statusLength } from './status-text.js';
 import { loadStatusViews, type StatusView } from './views/status.view.js';
+import { loadAccounts } from './views/accounts.view.js';
+import type { SerializableAccount } from '../../entities/account.js';
 
 export const RECORD_NOT_FOUND = 'Record not found';
 /** Writes the home feeds of a new status or reblog (fan-out on write). */
@@ -142,6 +144,11 @@ export class StatusService {
   /** Hydrated views of statuses for a viewer (a page of a timeline, a context). */
   views(ids: readonly string[], viewerId: string | null): Promise<Map<string, StatusView>> {
     return loadStatusViews(this.deps, ids, viewerId);
+  }
+
+  /** The accounts of statuses as their entities show them (a rendered page's stale accounts). */
+  accountViews(ids: readonly string[]): Promise<Map<string, SerializableAccount>> {
+    return loadAccounts(this.deps, ids);
   }
 
   /** One status as the viewer sees it. Errors: NotFound. */

@@ -189,6 +189,8 @@ describe('home timeline: SQL statements per page (issue 15 §4, Performance)', (
     for (const text of large.texts) console.log(`        ${text}`);
     expect(small.statements, small.texts.join('\n')).to.equal(large.statements);
     expect(medium.statements, medium.texts.join('\n')).to.equal(large.statements);
-    expect(large.statements).to.be.at.most(15);
+    // ADR 0039: one statement for the page (viewer, feed, stamps, counters, flags) besides the API rate
+    // limit's counter; rendering what the page holds again costs the statuses view once.
+    expect(large.statements, large.texts.join('\n')).to.be.at.most(2);
   });
 });

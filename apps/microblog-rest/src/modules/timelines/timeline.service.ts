@@ -1,6 +1,8 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { visibleTo } from '../statuses/status.model.js';
+import { RenderedStatuses } from '../statuses/views/rendered-statuses.js';
 import { pageSql, type PageRequest } from './pagination.js';
+import { readHomePage, type HomePage } from './views/home-page.view.js';
 
 export interface PublicTimelineFilter {
   local: boolean;
@@ -19,38 +21,22 @@ export interface TagTimelineFilter extends PublicTimelineFilter {
 
 /**
  * The ids of a timeline's page, newest first. Home reads the account's feed (written on post by
- * the fan-out job, so it is one index scan); public and tag timelines read public, original
- * statuses through partial indexes. Hydration is the statuses view's.
+ * the fan-out job, so it is one index scan) with everything its rendering needs in the same
+ * statement (`views/home-page.view.ts`); public and tag timelines read public, original statuses
+ * through partial indexes. Hydration is the statuses view's.
  */
 export class TimelineService {
+  /** This process's rendered statuses and accounts, checked against their stamps on each page (ADR 0039). */
+  readonly rendered = new RenderedStatuses();
+
   constructor(private readonly deps: { sequelize: Sequelize }) {}
 
   /**
-   * GET /api/v1/timelines/home: the account's own and followed accounts' statuses and reblogs, without
-   * blocked, muted (until the mute ends) or domain-blocked authors (of the status or the reblogged
-   * one), and without reblogs of follows asked with `reblogs: false`.
+   * GET /api/v1/timelines/home as one statement: the user's account, the page's ids and what a cached rendering needs to be true for it (stamps, counters, the viewer's
+   * flags). Null when the user's login or account is not usable.
    */
-  home(accountId: string, page: PageRequest): Promise<string[]> {
-    const paged = pageSql('h.status_id', page, 2);
-    return this.ids(
-      `SELECT h.status_id::text AS id FROM home_feed h
-         JOIN statuses s ON s.id = h.status_id AND s.deleted_at IS NULL
-         LEFT JOIN statuses r ON r.id = s.reblog_of_id
-        WHERE h.account_id = $1 AND ${paged.where}
-          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = $1
-                           AND b.target_account_id IN (s.account_id, r.account_id))
-          AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = $1
-                           AND m.target_account_id IN (s.account_id, r.account_id)
-                           AND (m.expires_at IS NULL OR m.expires_at > now()))
-          AND NOT EXISTS (SELECT 1 FROM account_domain_blocks d JOIN actors a ON a.domain = d.domain
-                           WHERE d.account_id = $1 AND a.id IN (s.account_id, r.account_id))
-          AND (s.reblog_of_id IS NULL OR NOT EXISTS (
-                SELECT 1 FROM follows f WHERE f.actor_id = $1 AND f.target_actor_id = s.account_id
-                   AND NOT f.show_reblogs))
-        ORDER BY ${paged.order} LIMIT ${page.limit}`,
-      [accountId, ...paged.values],
-      paged.ascending,
-    );
+  homePage(userId: string, page: PageRequest): Promise<HomePage | null> {
+    return readHomePage(this.deps.sequelize, userId, page);
   }
 
   /** GET /api/v1/timelines/public: public original statuses (local, remote, with media). */
