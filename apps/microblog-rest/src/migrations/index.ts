@@ -22,6 +22,7 @@ import { accountStatusesIndexes } from './20261127140000-account-statuses-indexe
 import { searchAndFollowedTags } from './20261127146000-search-and-followed-tags.js';
 import { remoteMediaAttachments } from './20261127147000-remote-media-attachments.js';
 import { previewCardsAndWebPush } from './20261127148000-preview-cards-and-web-push.js';
+import { statusesSearchDocument } from './20261128150000-statuses-search-document.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -57,6 +58,7 @@ export function migrationSets(): MigrationSet[] {
         searchAndFollowedTags,
         remoteMediaAttachments,
         previewCardsAndWebPush,
+        statusesSearchDocument,
       ],
     },
   ];
