@@ -41,7 +41,7 @@ export const USAGE = `Usage: pnpm bench [--quick] [--duration <s>] [--rounds <n>
   --warmup <s>       warm-up seconds per target (not measured)
   --connections <n>  concurrent connections (default 10)
   --only <names>     comma-separated scenario names or ids to run (baselines always run);
-                     "delivery" = the signed-delivery benchmark (part of a full run)
+                     "delivery" = statuses delivered to 1,000 remote followers on 50 instances
                      "uploads" = 1 MB JPEG uploads per service with GET /health probed (part of a full run)
                      "fanout" = posts of an author with 10,000 local followers, timed until every home feed holds them
                      "group-delivery" = posts of a group with 1,000 remote members on 50 instances: signed POSTs per shared inbox

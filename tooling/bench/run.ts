@@ -6,7 +6,6 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runDeliveryBench, type DeliveryBenchResult } from '@agora/federation/bench';
 import autocannon from 'autocannon';
 import { ConfigError, createLogger, processEnv } from '@agora/core';
 import { loadBenchConfig, selectParts, UsageError, USAGE, type BenchConfig } from './config.js';
@@ -60,6 +59,7 @@ import {
   type GroupDeliveryResult,
 } from './group-delivery.js';
 import { formatStreamingLines, runStreamingBench, type StreamingResult } from './streaming.js';
+import { formatDeliveryLines, runDeliveryBench, type DeliveryResult } from './delivery.js';
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const TOOLING_DIR = join(BENCH_DIR, '..');
@@ -562,19 +562,18 @@ async function main(): Promise<number> {
       console.log(`\n${result.name}: ${result.outcome}\n  ${result.problems.join('\n  ')}`);
     }
 
-    let delivery: DeliveryBenchResult | undefined;
+    let delivery: DeliveryResult | undefined;
     if (parts.delivery) {
-      console.log('\nsigned deliveries from one worker process to a loopback inbox:');
+      console.log('\nsigned delivery of statuses to 1,000 remote followers on 50 loopback instances:');
       delivery = await runDeliveryBench({
-        databaseUrl: await postgres.createDatabase('delivery'),
-        quick: config.quick,
+        statuses: config.quick ? 40 : 120,
+        createDatabase: (label) => postgres.createDatabase(label),
+        dataDir,
+        serverEnv: childEnv,
         print: (line) => console.log(`  ${line}`),
+        signal: interrupted.signal,
       });
-      const verdict = delivery.ratio >= 0.8 ? 'PASS' : 'BELOW';
-      console.log(
-        `target: deliveries ${delivery.delivered.toFixed(0)}/s ÷ signing ceiling ${delivery.ceiling.toFixed(0)}/s = ` +
-          `${delivery.ratio.toFixed(2)} (target ≥ 0.80) ${verdict}`,
-      );
+      for (const line of formatDeliveryLines(delivery)) console.log(`  ${line}`);
     }
 
     let uploads: UploadBenchResult | undefined;
@@ -647,6 +646,7 @@ async function main(): Promise<number> {
       ...(fanout && fanout.outcome !== 'ok' ? [{ name: 'fan-out' }] : []),
       ...(groupDelivery && groupDelivery.outcome !== 'ok' ? [{ name: 'group delivery' }] : []),
       ...(streaming && streaming.outcome !== 'ok' ? [{ name: 'streaming' }] : []),
+      ...(delivery && delivery.outcome !== 'ok' ? [{ name: 'delivery' }] : []),
     ];
     const report = {
       version: 1,

@@ -38,6 +38,10 @@ describe('bench scenarios', () => {
       expect(instance(200, '{"uri":null}')).to.equal('"uri" is null, expected string');
       expect(instance(200, '[]')).to.equal('body is not a JSON object');
       expect(instance(404, '{"error":"Record not found"}')).to.match(/^status 404/);
+      const search = expectJsonField('statuses', 'array', 2);
+      expect(search(200, '{"statuses":[{},{}]}')).to.equal(undefined);
+      expect(search(200, '{"statuses":[{}]}')).to.equal('"statuses" has 1 elements, expected 2');
+      expect(search(200, '{"statuses":{}}')).to.equal('"statuses" is object, expected array');
     });
   });
 
@@ -71,6 +75,7 @@ describe('bench scenarios', () => {
       'events-group-page',
       'events-join-event',
       'microblog-home-timeline',
+      'microblog-search-statuses',
       'microblog-post-status',
       'microblog-token-password',
     ]);

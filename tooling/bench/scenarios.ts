@@ -4,6 +4,7 @@ import { FULL_CONFIG_QUERY, FULL_EVENT_DOCUMENTS, GROUP_DOCUMENTS } from '@agora
 import { seedFetchEvent, seedJoinEvent } from './seeds-events.js';
 import { seedGroupPage } from './seeds-groups.js';
 import { seedHomeTimeline, seedPostStatus } from './seeds-microblog.js';
+import { SEARCH_TERM, seedStatusSearch } from './seeds-search.js';
 import {
   createConfirmedUsers,
   eventsAccessToken,
@@ -135,8 +136,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A 2xx JSON response whose top-level object has `key` with the given type. */
-export function expectJsonField(key: string, type: 'string' | 'object'): ResponseCheck {
+/** A 2xx JSON response whose top-level object has `key` with the given type (an array of `length`). */
+export function expectJsonField(
+  key: string,
+  type: 'string' | 'object' | 'array',
+  length?: number,
+): ResponseCheck {
   return (status, body) => {
     if (status < 200 || status > 299) return `status ${status}: ${body.slice(0, 200)}`;
     const { value, problem } = parseJson(body);
@@ -144,7 +149,10 @@ export function expectJsonField(key: string, type: 'string' | 'object'): Respons
     if (!isObject(value)) return 'body is not a JSON object';
     const field = value[key];
     const actual = field === null ? 'null' : Array.isArray(field) ? 'array' : typeof field;
-    return actual === type ? undefined : `"${key}" is ${actual}, expected ${type}`;
+    if (actual !== type) return `"${key}" is ${actual}, expected ${type}`;
+    if (length !== undefined && Array.isArray(field) && field.length !== length)
+      return `"${key}" has ${field.length} elements, expected ${length}`;
+    return undefined;
   };
 }
 
@@ -380,6 +388,18 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 50,
     seed: (context) => seedHomeTimeline(context),
     check: expectJsonArray(20),
+  },
+  {
+    // Issue 16 §2: a signed-in user's full-text status search among 1M statuses (a word in ~2% of them).
+    id: 'microblog-search-statuses',
+    name: 'microblog status search (1M statuses)',
+    service: 'microblog',
+    request: { method: 'GET', path: `/api/v2/search?type=statuses&q=${SEARCH_TERM}` },
+    baseline: 'pg',
+    maxP99Ms: 50,
+    connections: 10,
+    seed: (context) => seedStatusSearch(context),
+    check: expectJsonField('statuses', 'array', 20),
   },
   {
     // Issue 15: posting as an author with 10,000 local followers. The fan-out is a job, not part of

@@ -10,6 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createSequelize, QueryTypes, type Sequelize } from '@agora/db';
 import sharp from 'sharp';
 import { microblogUserToken, type SeedContext, type Seeded } from './seeds.js';
+import { drawnWordsSql, VOCABULARY } from './words.js';
 
 export interface HomeAtScale {
   /** Statuses in the database (a tenth of them reblogs, a tenth with media). */
@@ -146,6 +147,7 @@ async function bulkAccounts(
 /**
  * The home timeline's bulk rows, with triggers off for the session (counters are set in the rows and
  * recounted at the end): authors, `scale.statuses` statuses (every 10th a reblog of the 5th before it,
+ * the others with a few words drawn from VOCABULARY in front of their numbered sentence,
  * every 10th from 3 with an image copied from `mediaId`, some unlisted or private, tags and mentions
  * on a few), favourites from other accounts on a quarter of them, the viewer's follows of the first
  * `scale.followed` authors, its favourites and bookmarks among their statuses, and the home feed rows
@@ -162,6 +164,7 @@ async function bulkHome(
     const run = (sql: string, bind: unknown[] = []) => sequelize.query(sql, { bind });
     // Triggers (counters, foreign keys) off for this session only: the rows are made consistent.
     await run("SET session_replication_role = 'replica'");
+    await run('SELECT setseed(0.16)');
     await bulkAccounts(sequelize, baseUrl, 'hb', scale.authors, 5);
     await run(
       `INSERT INTO tags (name) SELECT 'benchtag' || i FROM generate_series(0, 99) AS i ON CONFLICT DO NOTHING`,
@@ -172,9 +175,10 @@ async function bulkHome(
       `CREATE TEMP TABLE bench_statuses AS
        SELECT i, ((($2::bigint + i * 100) << 16) | (i % 65536)) AS id,
               CASE WHEN i % 10 = 0 THEN ((($2::bigint + (i - 5) * 100) << 16) | ((i - 5) % 65536)) END AS reblog_of_id,
-              (1 + (i::bigint * 7919) % $3)::int AS n
+              (1 + (i::bigint * 7919) % $3)::int AS n,
+              CASE WHEN i % 10 <> 0 THEN ${drawnWordsSql(4)} || '. ' ELSE '' END AS words
          FROM generate_series(1, $1) AS i`,
-      [scale.statuses, t0, scale.authors],
+      [scale.statuses, t0, scale.authors, VOCABULARY],
     );
     await run(
       `INSERT INTO statuses (id, uri, url, account_id, local, text, content, visibility, language,
@@ -183,9 +187,9 @@ async function bulkHome(
        SELECT g.id, a.uri || '/statuses/' || g.id, replace(a.uri, '/users/', '/@') || '/' || g.id,
               a.id, a.domain IS NULL,
               CASE WHEN g.reblog_of_id IS NULL
-                   THEN 'Status ' || g.i || ' of the bench: a sentence or two of text, #benchtag' || (g.i % 100) ELSE '' END,
+                   THEN g.words || 'Status ' || g.i || ' of the bench: a sentence or two of text, #benchtag' || (g.i % 100) ELSE '' END,
               CASE WHEN g.reblog_of_id IS NULL
-                   THEN '<p>Status ' || g.i || ' of the bench: a sentence or two of text, <a href="' || $1 ||
+                   THEN '<p>' || g.words || 'Status ' || g.i || ' of the bench: a sentence or two of text, <a href="' || $1 ||
                         '/tags/benchtag' || (g.i % 100) || '" class="mention hashtag" rel="tag">#<span>benchtag' ||
                         (g.i % 100) || '</span></a></p>' ELSE '' END,
               CASE WHEN g.i % 130 = 1 THEN 'unlisted' WHEN g.i % 170 = 7 THEN 'private' ELSE 'public' END,

@@ -24,6 +24,7 @@ import { remoteMediaAttachments } from './20261127147000-remote-media-attachment
 import { previewCardsAndWebPush } from './20261127148000-preview-cards-and-web-push.js';
 import { renderStamps } from './20261128100000-render-stamps.js';
 import { streamingRelations } from './20261128140000-streaming-relations.js';
+import { statusesSearchDocument } from './20261128150000-statuses-search-document.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -61,6 +62,7 @@ export function migrationSets(): MigrationSet[] {
         previewCardsAndWebPush,
         renderStamps,
         streamingRelations,
+        statusesSearchDocument,
       ],
     },
   ];

@@ -58,8 +58,11 @@ export interface SearchServiceDeps {
   publicUrl: string;
 }
 
-/** The windows of time a status search widens through, in days before its upper bound; null: all. */
-const SEARCH_WINDOWS_DAYS = [1, 7, 30, 365, null] as const;
+/**
+ * The slices of time a status search looks through, newest first: each ends where the previous began
+ * and starts this many hours before the upper bound; null: everything older.
+ */
+const SEARCH_SLICES_HOURS = [1, 6, 24, 7 * 24, 30 * 24, 365 * 24, null] as const;
 
 const ACTOR_TYPES = new Set(['Person', 'Service', 'Group', 'Organization', 'Application']);
 
@@ -136,18 +139,21 @@ export class SearchService {
     const maxId = query.maxId !== null && isRowId(query.maxId) ? query.maxId : null;
     const minId = query.minId !== null && isRowId(query.minId) ? query.minId : null;
     const wanted = query.offset + query.limit;
-    // Newest first, in widening windows of time below the upper bound (ids are time-sortable, ADR
-    // 0019): a common word's newest matches are found in the first window without sorting all of its
-    // matches; a rare word costs a few cheap index lookups more (ADR 0035).
+    // Newest first, through slices of time below the upper bound that widen and do not overlap (ids
+    // are time-sortable, ADR 0019): a common word's newest matches are found in the first slice
+    // without sorting all of its matches; a rare word costs a few cheap index lookups more (ADR 0035,
+    // ADR 0044).
     const upperMs = maxId === null ? Date.now() : Number(BigInt(maxId) >> 16n);
-    for (const days of SEARCH_WINDOWS_DAYS) {
+    const found: string[] = [];
+    let below = maxId;
+    for (const hours of SEARCH_SLICES_HOURS) {
       const lower =
-        days === null ? null : (BigInt(Math.max(upperMs - days * 86_400_000, 0)) << 16n).toString();
+        hours === null ? null : (BigInt(Math.max(upperMs - hours * 3_600_000, 0)) << 16n).toString();
       const last = lower === null || (minId !== null && BigInt(lower) <= BigInt(minId));
-      const bind: unknown[] = [viewerId, term, query.accountId, wanted];
+      const bind: unknown[] = [viewerId, term, query.accountId, wanted - found.length];
       let bounds = '';
       for (const [operator, value] of [
-        ['<', maxId],
+        ['<', below],
         ['>', minId],
         ['>=', last ? null : lower],
       ] as const) {
@@ -159,11 +165,11 @@ export class SearchService {
         `${STATUS_SEARCH_SQL}${bounds} ORDER BY s.id DESC LIMIT $4`,
         { bind, type: QueryTypes.SELECT },
       );
-      if (last || rows.length >= wanted) {
-        return rows.slice(query.offset, wanted).map((row) => row.id);
-      }
+      for (const row of rows) found.push(row.id);
+      if (last || found.length >= wanted) break;
+      below = lower;
     }
-    return [];
+    return found.slice(query.offset, wanted);
   }
 
   private async accounts(userId: string | null, q: string, query: SearchQuery): Promise<AccountView[]> {
@@ -287,16 +293,18 @@ export class SearchService {
 }
 
 /**
- * The status full-text query ($1 viewer, $2 the terms, $3 an optional author). The GIN index
- * `statuses_search_idx` answers the match (same expression, same partial predicate); the
- * visibility rule is checked on the matching rows. EXPLAIN in the report of issue 16 §2.
+ * The status full-text query ($1 viewer, $2 the terms, $3 an optional author) over the stored
+ * `search_document` (ADR 0044): for a rare word the GIN index `statuses_search_idx` answers the match
+ * (same partial predicate); for a common one the planner reads the primary key backwards within the
+ * slice and stops at the limit. The visibility rule is checked on the matching rows, the author's
+ * `indexable` by its primary key. EXPLAIN in search.test.ts and ADR 0044.
  */
-export const STATUS_SEARCH_SQL = `SELECT s.id::text AS id FROM statuses s
-  WHERE status_search_document(s.spoiler_text, s.text, s.content) @@ websearch_to_tsquery('simple', $2)
+export const STATUS_SEARCH_SQL = `SELECT s.id::text AS id FROM statuses s JOIN actors a ON a.id = s.account_id
+  WHERE s.search_document @@ websearch_to_tsquery('simple', $2)
     AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
     AND ($3::bigint IS NULL OR s.account_id = $3::bigint)
     AND (s.account_id = $1
-      OR (s.visibility = 'public' AND EXISTS (SELECT 1 FROM actors a WHERE a.id = s.account_id AND a.indexable))
+      OR (s.visibility = 'public' AND a.indexable)
       OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = $1)
       OR EXISTS (SELECT 1 FROM favourites f WHERE f.account_id = $1 AND f.status_id = s.id)
       OR EXISTS (SELECT 1 FROM bookmarks b WHERE b.account_id = $1 AND b.status_id = s.id)

@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import {
+  DELIVERY_INSTANCES,
+  deliveryProblems,
+  deliveryVerdict,
+  formatDeliveryLines,
+  type DeliveryResult,
+} from './delivery.js';
+import { startInboxServers, type InboxStats } from './inbox-servers.js';
+import { latencyFigures } from './uploads.js';
+
+describe('delivery bench', () => {
+  it('passes only at ≥ 0.8 of the signing ceiling with one POST per shared inbox each time (issue 16)', () => {
+    expect(deliveryVerdict(0.85, 0)).to.equal('PASS');
+    expect(deliveryVerdict(0.79, 0)).to.equal('BELOW');
+    expect(deliveryVerdict(0.95, 1)).to.equal('BELOW');
+    expect(deliveryVerdict(undefined, 0)).to.equal('NOT MEASURED');
+  });
+
+  it('finds refused signatures, missing instances and second POSTs of a status', () => {
+    const full = { instances: DELIVERY_INSTANCES, posts: DELIVERY_INSTANCES, lastAt: 1 };
+    const stats: InboxStats = {
+      posts: [],
+      refused: 0,
+      reasons: [],
+      activities: { a: full, b: full },
+    };
+    expect(deliveryProblems(stats, 2)).to.deep.equal([]);
+    const broken: InboxStats = {
+      ...stats,
+      refused: 2,
+      reasons: ['bad_signature: x'],
+      activities: { a: { ...full, instances: 49, posts: 49 }, b: { ...full, posts: 51 } },
+    };
+    expect(deliveryProblems(broken, 3)).to.deep.equal([
+      '2 POST(s) refused by the signature check: bad_signature: x',
+      '2 activities arrived for 3 statuses',
+      '1 status(es) did not reach every instance',
+      '1 status(es) were POSTed more than once to an instance',
+    ]);
+  });
+
+  it('prints the ceiling, the delivered rate, the ratio and the verdict', () => {
+    const result: DeliveryResult = {
+      outcome: 'ok',
+      problems: [],
+      instances: 50,
+      followers: 1000,
+      statuses: 100,
+      deliveries: 5000,
+      deliveriesPerSecond: 900,
+      ceiling: 1000,
+      ceilingSamples: [990, 1000],
+      ratio: 0.9,
+      latency: latencyFigures([40, 60, 80]),
+      verdict: 'PASS',
+      loadAverage: [1, 1.5],
+    };
+    const lines = formatDeliveryLines(result);
+    expect(lines[0]).to.equal(
+      '100 public statuses by an author with 1,000 remote followers on 50 instances: 5,000 signed POSTs verified; load average 1 → 1.5',
+    );
+    expect(lines[2]).to.contain('delivered 900 signed POSTs/s');
+    expect(lines[3]).to.equal(
+      'target: 0.90 of the signing ceiling (≥ 0.8), one POST per shared inbox each time PASS',
+    );
+    expect(
+      formatDeliveryLines({ ...result, ratio: undefined, outcome: 'failed', problems: ['boom'] }),
+    ).to.deep.equal(['delivery: failed — boom']);
+  });
+
+  it('runs instances that refuse an unsigned POST and count nothing for it', async () => {
+    const inboxes = await startInboxServers(2);
+    try {
+      expect(inboxes.origins).to.have.length(2);
+      const response = await fetch(inboxes.sharedInbox(1), {
+        method: 'POST',
+        headers: { 'content-type': 'application/activity+json' },
+        body: JSON.stringify({ id: 'https://x.test/a', type: 'Create' }),
+      });
+      expect(response.status).to.equal(401);
+      const stats = await inboxes.stats();
+      expect(stats.refused).to.equal(1);
+      expect(stats.posts).to.deep.equal([0, 0]);
+      expect(stats.activities).to.deep.equal({});
+      await inboxes.reset();
+      expect((await inboxes.stats()).refused).to.equal(0);
+    } finally {
+      await inboxes.stop();
+    }
+  });
+});
