@@ -10,8 +10,8 @@ export function serializeNodeInfo(version: NodeInfoVersion, view: InstanceView):
       version: AGORA_VERSION,
       ...(view.sourceUrl === null ? {} : { repository: view.sourceUrl, homepage: view.sourceUrl }),
     },
-    // What federates today; OStatus joins when the PuSH/Atom module serves it.
-    protocols: ['activitypub'],
+    // Both protocols the service speaks: ActivityPub, and OStatus (Atom feeds, PuSH, Salmon; ADR 0038, 0045).
+    protocols: ['activitypub', 'ostatus'],
     services: { inbound: [], outbound: [] },
     openRegistrations: view.registrationsOpen,
     usage: {

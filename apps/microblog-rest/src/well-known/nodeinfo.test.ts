@@ -44,7 +44,7 @@ describe('NodeInfo discovery', () => {
       } else {
         expect(Object.keys(body.software).sort()).to.deep.equal(['name', 'version']);
       }
-      expect(body.protocols).to.deep.equal(['activitypub']);
+      expect(body.protocols).to.deep.equal(['activitypub', 'ostatus']);
       expect(body.services).to.deep.equal({ inbound: [], outbound: [] });
       expect(body.openRegistrations).to.equal(true);
       expect(body.usage).to.deep.equal({
