@@ -92,15 +92,40 @@ export class GroupMemberFederation {
       left: (member) =>
         this.safely('leave', async () => {
           const { group, person } = await this.partiesOf(member);
-          if (!group || group.local || !person?.local) return;
-          await this.send(person, [group.id], {
+          if (!group || !person) return;
+          if (!group.local) {
+            if (!person.local) return;
+            await this.send(person, [group.id], {
+              id: `${this.options.publicUrl}/leave/group/${randomUUID()}`,
+              type: 'Leave',
+              actor: person.uri,
+              object: group.uri,
+              to: [group.uri],
+              cc: [],
+            });
+            return;
+          }
+          // A local group tells its other remote members, as the reference relays a member's Leave:
+          // a local member's own Leave, a remote member's relayed by the group with Announce.
+          const others = (await this.audienceOf(group, person)).filter((id) => id !== person.id);
+          const activity = {
             id: `${this.options.publicUrl}/leave/group/${randomUUID()}`,
             type: 'Leave',
             actor: person.uri,
             object: group.uri,
-            to: [group.uri],
+            to: [`${group.uri}/members`],
             cc: [],
-          });
+          };
+          if (person.local) await this.send(person, others, activity);
+          else
+            await this.send(group, others, {
+              id: `${this.options.publicUrl}/announces/${randomUUID()}`,
+              type: 'Announce',
+              actor: group.uri,
+              object: activity,
+              to: [`${group.uri}/members`],
+              cc: [],
+            });
         }),
       invited: (member) =>
         this.safely('invitation', async () => {
