@@ -201,6 +201,28 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
       expect(await roleOf(group, dan.uri)).to.equal(null);
     });
 
+    it('tells the other remote members when a member leaves: a local one’s Leave, a remote one’s relayed', async () => {
+      const group = await newGroup('OPEN');
+      const [stay, go] = [remote.addActor('stay'), remote.addActor('go')];
+      await send(stay, joinOf(stay, group));
+      await send(go, joinOf(go, group));
+      const local = await newProfile();
+      ok(await gql(server, JOIN, { token: local.token, variables: { g: group.id } }), 'joinGroup');
+      ok(await gql(server, LEAVE, { token: local.token, variables: { g: group.id } }), 'leaveGroup');
+      await drain();
+      const own = received('Leave', (body) => body.actor === local.url && body.object === group.url);
+      expect(own, 'the local member’s Leave').to.have.length(1);
+      expect(own[0]!.verified).to.equal(true);
+      expect(own[0]!.body).to.deep.include({ to: [`${group.url}/members`], cc: [group.url] });
+
+      await send(go, { id: nextId(go, 'leave'), type: 'Leave', actor: go.uri, object: group.url });
+      const relayed = received('Announce', (body) => objectOf(body)?.actor === go.uri);
+      expect(relayed, 'the group’s Announce of the remote Leave').to.have.length(1);
+      expect(relayed[0]!.verified).to.equal(true);
+      expect(relayed[0]!.body.actor).to.equal(group.url);
+      expect(objectOf(relayed[0]!.body)).to.include({ type: 'Leave', object: group.url });
+    });
+
     it('refuses a Join signed by someone else than its actor, and stores nothing', async () => {
       const group = await newGroup('OPEN');
       const erin = remote.addActor('erin');

@@ -21,6 +21,7 @@ import {
 } from '../modules/members/member-row.js';
 import { MEMBER_MESSAGES, type MemberHooks, type MemberService } from '../modules/members/member.service.js';
 import type { ServedObject } from './events.federation.js';
+import { membersUrl } from './group-content-objects.js';
 
 export interface GroupMemberFederationOptions {
   sequelize: Sequelize;
@@ -105,16 +106,17 @@ export class GroupMemberFederation {
             });
             return;
           }
-          // A local group tells its other remote members, as the reference relays a member's Leave:
-          // a local member's own Leave, a remote member's relayed by the group with Announce.
+          // A local group's other remote members are told: a local member's own Leave (the reference's
+          // shape, to the members), a remote member's relayed by the group with Announce (ADR 0041).
           const others = (await this.audienceOf(group, person)).filter((id) => id !== person.id);
           const activity = {
             id: `${this.options.publicUrl}/leave/group/${randomUUID()}`,
             type: 'Leave',
             actor: person.uri,
             object: group.uri,
-            to: [`${group.uri}/members`],
-            cc: [],
+            attributedTo: group.uri,
+            to: [membersUrl(group)],
+            cc: [group.uri],
           };
           if (person.local) await this.send(person, others, activity);
           else
@@ -123,7 +125,7 @@ export class GroupMemberFederation {
               type: 'Announce',
               actor: group.uri,
               object: activity,
-              to: [`${group.uri}/members`],
+              to: [membersUrl(group)],
               cc: [],
             });
         }),
