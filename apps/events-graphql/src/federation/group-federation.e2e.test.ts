@@ -151,6 +151,10 @@ describe('group federation end to end (issue 14 §10)', function () {
     expect(accept.verified, accept.reason).to.equal(true);
     expect(accept.body.actor).to.equal(group.url);
     expect(objectOf(accept.body)).to.include({ type: 'Member', actor: alice.uri, role: 'member' });
+    // The group's other members hear the approval as the reference tells them: that Accept (no `Add`).
+    const toBob = delivered(other, 'Accept', (body) => objectOf(body).id === join.id);
+    expect(toBob).to.have.length(1);
+    expect(toBob[0]!.verified).to.equal(true);
 
     // Members-only collections: signed by alice 200, unsigned 401.
     for (const collection of ['members', 'discussions']) {
