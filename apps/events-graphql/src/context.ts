@@ -287,6 +287,7 @@ export const AppContext = {
         logger,
         pubsub,
         publicUrl: config.http.publicUrl,
+        queue: infrastructure.queue,
         clock,
       });
     const actionLogs = overrides.actionLogs ?? new ActionLogStore(sequelize);

@@ -116,6 +116,7 @@ export function createServer(ctx: AppContext): AppServer {
       await ctx.events.registerWorkers();
       await ctx.memberMails.registerWorkers();
       await ctx.conversationMails.registerWorkers();
+      await ctx.groupContentFederation.registerWorkers();
       await ctx.queue.start();
       // Web processes only enqueue: housekeeping runs where workers run.
       if (config.role !== 'web') await ctx.jobs.start();

@@ -666,7 +666,7 @@ describe('events federation (issue 13 §6, not-shown.md §5)', function () {
       expect(ok<{ title: string }>(await eventByUuid(document.uuid), 'event').title).to.equal(
         'Fetched meetup',
       );
-      // An actor's URL stores the actor; only events are Interactable until groups land.
+      // A person's URL stores the actor; only events and groups are Interactable.
       const person = remote.addActor('interact-person');
       const asActor = await gql(server, INTERACT, { variables: { uri: person.uri } });
       expect(firstErrorFields(asActor, 'code').code).to.equal('not_found');

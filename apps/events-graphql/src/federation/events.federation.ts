@@ -483,7 +483,10 @@ export class EventFederation {
       event = parent?.eventId ? await this.eventById(parent.eventId) : null;
     }
     // A reply to an event not known yet: fetched from its origin (guarded), as interact does.
-    if (!event && !parent) event = await this.interact(values.inReplyTo).catch(nullWhenNotFound);
+    if (!event && !parent) {
+      const found = await this.interact(values.inReplyTo).catch(nullWhenNotFound);
+      event = found && !isActor(found) ? found : null;
+    }
     if (!event || event.draft || event.visibility === 'PRIVATE') {
       this.logger.info({ id: values.url, inReplyTo: values.inReplyTo }, 'note replies to nothing known');
       return null;
@@ -655,10 +658,10 @@ export class EventFederation {
 
   /**
    * `interact(uri)`: an event known by that URL, else fetched from its origin through the guarded
-   * client and stored (its organizer too). An actor's URL stores the actor; only events are
-   * Interactable today, so that answers NotFound.
+   * client and stored (its organizer too). A group's URL answers the group (stored when remote, as
+   * the reference web client opens a remote group); another actor's URL stores the actor, not found.
    */
-  async interact(uri: string): Promise<EventRow> {
+  async interact(uri: string): Promise<EventRow | Actor> {
     const notFound = () => new NotFound('Record not found', { code: 'not_found' });
     if (!URL.canParse(uri) || !/^https?:$/.test(new URL(uri).protocol)) throw notFound();
     const known = await this.eventByUrl(uri);
@@ -666,6 +669,8 @@ export class EventFederation {
       if (known.local && !eventIsOut(known)) throw notFound();
       return known;
     }
+    const actor = await this.options.actors.findByUri(uri);
+    if (actor?.type === 'Group' && !actor.suspended) return actor;
     let document: Record<string, unknown>;
     let fetchedFrom: string;
     try {
@@ -684,7 +689,8 @@ export class EventFederation {
     if (!id || !sameOrigin(id, fetchedFrom)) throw notFound();
     const type = typeOf(document);
     if ((ACTOR_TYPES as readonly string[]).includes(type ?? '')) {
-      await this.resolveActor(id);
+      const stored = await this.resolveActor(id);
+      if (stored?.type === 'Group' && !stored.suspended) return stored;
       throw notFound();
     }
     if (type !== 'Event') throw notFound();
@@ -710,48 +716,77 @@ export class EventFederation {
 
   // ---- Reads ------------------------------------------------------------------------------------
 
-  /** What an event's document shows: organizer, group, tags, place, picture, contacts, count (four queries). */
+  /** What an event's document shows: organizer, group, tags, place, picture, contacts, count. */
   async eventSource(event: EventRow): Promise<EventDocumentSource> {
-    const [organizer, attributedTo, [extra], address, picture] = await Promise.all([
-      this.options.actors.findById(event.organizerActorId),
-      event.attributedToId ? this.options.actors.findById(event.attributedToId) : Promise.resolve(null),
-      this.options.sequelize.query<{
+    const [source] = await this.eventSources([event]);
+    return source!;
+  }
+
+  /**
+   * The documents' sources of several events (a page of a group's events collection) in four queries
+   * whatever their number: actors, tags/contacts/counts, addresses, pictures; in `events`' order.
+   */
+  async eventSources(events: readonly EventRow[]): Promise<EventDocumentSource[]> {
+    if (events.length === 0) return [];
+    const ids = (pick: (event: EventRow) => string | null | undefined) => [
+      ...new Set(events.map(pick).filter((id): id is string => Boolean(id))),
+    ];
+    const actorIds = ids((event) => event.organizerActorId).concat(ids((event) => event.attributedToId));
+    const addressIds = ids((event) => event.physicalAddressId);
+    const pictureIds = ids((event) => event.pictureId);
+    const select = <T extends object>(sql: string, replacements: Record<string, unknown>) =>
+      this.options.sequelize.query<T>(sql, { type: QueryTypes.SELECT, replacements });
+    const [actors, extras, addresses, pictures] = await Promise.all([
+      this.options.actors.findByIds(actorIds),
+      select<{
+        id: string;
         tags: Array<{ slug: string; title: string }>;
         contacts: string[];
         participantCount: number;
       }>(
-        `SELECT
+        `SELECT e.id::text AS id,
            (SELECT coalesce(json_agg(json_build_object('slug', t.slug, 'title', t.title) ORDER BY t.id), '[]')
               FROM events_tags et JOIN tags t ON t.id = et.tag_id WHERE et.event_id = e.id) AS tags,
            (SELECT coalesce(json_agg(a.uri ORDER BY c.position), '[]')
               FROM event_contacts c JOIN actors a ON a.id = c.actor_id WHERE c.event_id = e.id) AS contacts,
            coalesce((SELECT s.participant FROM event_participant_stats s WHERE s.event_id = e.id), 0)
              AS "participantCount"
-         FROM events e WHERE e.id = :id`,
-        { type: QueryTypes.SELECT, replacements: { id: event.id } },
+         FROM events e WHERE e.id IN (:ids)`,
+        { ids: events.map((event) => event.id) },
       ),
-      event.physicalAddressId
-        ? this.one<AddressRow>(`SELECT ${ADDRESS_COLUMNS} FROM addresses a WHERE a.id = :id`, {
-            id: event.physicalAddressId,
+      addressIds.length
+        ? select<AddressRow>(`SELECT ${ADDRESS_COLUMNS} FROM addresses a WHERE a.id IN (:ids)`, {
+            ids: addressIds,
           })
-        : Promise.resolve(null),
-      event.pictureId
-        ? this.one<{ fileKey: string; contentType: string }>(
-            'SELECT file_key AS "fileKey", content_type AS "contentType" FROM media WHERE id = :id',
-            { id: event.pictureId },
+        : Promise.resolve([]),
+      pictureIds.length
+        ? select<{ id: string; fileKey: string; contentType: string }>(
+            `SELECT id::text AS id, file_key AS "fileKey", content_type AS "contentType" FROM media
+              WHERE id IN (:ids)`,
+            { ids: pictureIds },
           )
-        : Promise.resolve(null),
+        : Promise.resolve([]),
     ]);
-    return {
-      event,
-      organizer: organizer ?? { uri: this.options.publicUrl, followersUrl: null },
-      attributedTo,
-      tags: extra?.tags ?? [],
-      contacts: extra?.contacts ?? [],
-      participantCount: extra?.participantCount ?? 0,
-      address,
-      picture: picture ? { url: this.options.media.url(picture), mediaType: picture.contentType } : null,
-    };
+    const extraOf = new Map(extras.map((row) => [row.id, row]));
+    const addressOf = new Map(addresses.map((row) => [String(row.id), row]));
+    const pictureOf = new Map(pictures.map((row) => [row.id, row]));
+    return events.map((event) => {
+      const extra = extraOf.get(String(event.id));
+      const picture = event.pictureId ? pictureOf.get(String(event.pictureId)) : undefined;
+      return {
+        event,
+        organizer: actors.get(String(event.organizerActorId)) ?? {
+          uri: this.options.publicUrl,
+          followersUrl: null,
+        },
+        attributedTo: event.attributedToId ? (actors.get(String(event.attributedToId)) ?? null) : null,
+        tags: extra?.tags ?? [],
+        contacts: extra?.contacts ?? [],
+        participantCount: extra?.participantCount ?? 0,
+        address: event.physicalAddressId ? (addressOf.get(String(event.physicalAddressId)) ?? null) : null,
+        picture: picture ? { url: this.options.media.url(picture), mediaType: picture.contentType } : null,
+      };
+    });
   }
 
   /** Remote actors taking part in an event (any role): they hear of its changes. */
@@ -815,4 +850,9 @@ function eventIsOut(event: EventRow): boolean {
 /** A local event that is out: drafts, private events and events still to publish never federate. */
 function federates(event: EventRow): boolean {
   return event.local && eventIsOut(event);
+}
+
+/** `interact`'s answer is a group (an actor) or an event row. */
+export function isActor(found: EventRow | Actor): found is Actor {
+  return 'type' in found && found.type === 'Group';
 }

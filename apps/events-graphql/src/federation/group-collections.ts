@@ -177,8 +177,7 @@ export function eventsCollection(
           ORDER BY e.begins_on DESC, e.id DESC OFFSET :offset LIMIT :limit`,
         { type: QueryTypes.SELECT, replacements: { groupActorId, offset, limit } },
       );
-      const sources = await Promise.all(rows.map((event) => events.eventSource(event)));
-      return sources.map((source) => eventObject(source, publicUrl));
+      return (await events.eventSources(rows)).map((source) => eventObject(source, publicUrl));
     },
   };
 }

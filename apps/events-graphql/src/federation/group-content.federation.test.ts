@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import { DELIVERY_JOB, INBOX_JOB, signRequest, type Actor } from '@agora/federation';
 import { FakeRemote, type FakeActor, type ReceivedActivity } from '@agora/federation/testing';
+import { drainDueJobs } from '@agora/db/testing';
 import { QueryTypes } from 'sequelize';
 import { discussionComments } from '../modules/discussions/discussion-changes.js';
 import { groupFixture, type GroupFixture } from '../modules/resources/group.fixture.js';
 import { firstError, ok } from '../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { AS_PUBLIC } from './event-objects.js';
+import { GROUP_POST_PUBLISH_JOB } from './group-content.federation.js';
 import { groupContentCollectionSources } from './group-content-collections.js';
 
 const CREATE_POST = `mutation($g: ID!, $title: String!, $body: String!, $visibility: PostVisibility) {
@@ -162,6 +164,38 @@ describe('group content federation (issue 14 §10)', function () {
       const create = only(remote, 'Create', post.url);
       expect(create.to).to.deep.equal([`${groupUrl}/members`]);
       expect(create.cc).to.deep.equal([]);
+    });
+
+    it('sends a post scheduled with publishAt when its time comes, not before', async () => {
+      const publishAt = new Date(Date.now() + 2_000);
+      const post = ok<{ url: string }>(
+        await group.call(
+          'member',
+          `mutation($g: ID!, $at: DateTime!) {
+            createPost(attributedToId: $g, title: "Later", body: "Soon", publishAt: $at) { url } }`,
+          { g: group.groupId, at: publishAt.toISOString() },
+        ),
+        'createPost',
+      );
+      await drain();
+      expect(deliveries(remote, 'Create', post.url)).to.have.length(0);
+      const [job] = await server.ctx.sequelize.query<{ startAfter: Date }>(
+        `SELECT start_after AS "startAfter" FROM pgboss.job WHERE name = :name AND data->>'publishAt' = :at`,
+        {
+          type: QueryTypes.SELECT,
+          replacements: { name: GROUP_POST_PUBLISH_JOB, at: publishAt.toISOString() },
+        },
+      );
+      expect(Math.abs(job!.startAfter.getTime() - publishAt.getTime())).to.be.below(1_500);
+      // Its time comes: the job runs and the group sends the Create.
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, job!.startAfter.getTime() - Date.now()) + 200),
+      );
+      await drainDueJobs(server.ctx.sequelize, [GROUP_POST_PUBLISH_JOB]);
+      await drain();
+      const create = only(remote, 'Create', post.url);
+      expect(create).to.include({ actor: groupUrl });
+      expect(objectOf(create)).to.include({ type: 'Article', name: 'Later' });
     });
 
     it('sends discussion messages as Notes whose context is the discussion', async () => {

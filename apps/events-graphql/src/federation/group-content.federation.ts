@@ -1,4 +1,4 @@
-import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/core';
+import { BadInput, Forbidden, NotFound, type JobQueue, type Logger, type PubSub } from '@agora/core';
 import {
   idOf,
   sameOrigin,
@@ -14,7 +14,7 @@ import { publishDiscussionComment } from '../modules/discussions/discussion-chan
 import { DISCUSSION_COLUMNS, type DiscussionRow } from '../modules/discussions/discussion-row.js';
 import type { DiscussionHooks, DiscussionService } from '../modules/discussions/discussion.service.js';
 import { isModeratorRole, MEMBER_OF_GROUP, type MemberRole } from '../modules/members/member-row.js';
-import type { PostRow } from '../modules/posts/post-row.js';
+import { POST_COLUMNS, type PostRow } from '../modules/posts/post-row.js';
 import type { PostHooks } from '../modules/posts/post.service.js';
 import { RESOURCE_COLUMNS, type ResourceRow } from '../modules/resources/resource-row.js';
 import type { ResourceHooks } from '../modules/resources/resource.service.js';
@@ -43,8 +43,13 @@ export interface GroupContentFederationOptions {
   /** Where `discussionCommentChanged` is told of remote edits. */
   pubsub: PubSub;
   publicUrl: string;
+  /** Where a post to publish later waits for its `publishAt` (a job). */
+  queue: JobQueue;
   clock?: () => Date;
 }
+
+/** The job that sends a local group's post when its `publishAt` comes. */
+export const GROUP_POST_PUBLISH_JOB = 'group-post-publish';
 
 /** Who hears of an object beside the group's members: a public or unlisted post also goes to its followers. */
 interface Reach {
@@ -96,8 +101,47 @@ export class GroupContentFederation {
             const gone = { ...article, ...postAudience(before, group) };
             await this.send(group, author, 'Delete', gone, { followers: before.visibility !== 'PRIVATE' });
           }
+          if (change !== 'deleted' && !post.draft && post.publishAt && post.publishAt > now) {
+            await this.schedulePost(post, now);
+          }
         }),
     };
+  }
+
+  /** Runs the scheduled sends of posts on worker roles (web processes only enqueue). */
+  async registerWorkers(): Promise<void> {
+    await this.options.queue.work<{ postId: string; publishAt: string }>(GROUP_POST_PUBLISH_JOB, (job) =>
+      this.publishDue(job.data.postId, job.data.publishAt),
+    );
+  }
+
+  /** A post waiting for its `publishAt` gets a job then; the same post and time are one job. */
+  private async schedulePost(post: PostRow, now: Date): Promise<void> {
+    const publishAt = post.publishAt!.toISOString();
+    await this.options.queue.send(
+      GROUP_POST_PUBLISH_JOB,
+      { postId: post.id, publishAt },
+      {
+        startAfterSeconds: Math.max(0, Math.ceil((post.publishAt!.getTime() - now.getTime()) / 1000)),
+        singletonKey: `${post.id}@${publishAt}`,
+      },
+    );
+  }
+
+  /**
+   * A scheduled post's time came: sent as its Create, unless it was deleted, made a draft or moved to
+   * another time since (that time has its own job), or is not out yet.
+   */
+  private async publishDue(postId: string, publishAt: string): Promise<void> {
+    const [post] = await this.rows<PostRow>(`SELECT ${POST_COLUMNS} FROM posts p WHERE p.id = :postId`, {
+      postId,
+    });
+    if (!post?.local || post.publishAt?.toISOString() !== publishAt || !postIsOut(post, this.clock())) return;
+    const [group, author] = await this.actorsOf(post.attributedToId, post.authorId);
+    if (!group) return;
+    await this.send(group, author, 'Create', postArticle(post, group, author), {
+      followers: post.visibility !== 'PRIVATE',
+    });
   }
 
   discussionHooks(): DiscussionHooks {

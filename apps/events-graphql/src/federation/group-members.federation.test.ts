@@ -25,6 +25,10 @@ const CREATE_EVENT = `mutation($organizerActorId: ID!, $attributedToId: ID, $tit
   $visibility: EventVisibility) { createEvent(organizerActorId: $organizerActorId, attributedToId: $attributedToId,
   title: $title, description: "<p>Meet</p>", beginsOn: $beginsOn, visibility: $visibility) { id url } }`;
 
+const CREATE_EVENT_TAGGED = `mutation($organizerActorId: ID!, $attributedToId: ID, $title: String!, $beginsOn: DateTime!) {
+  createEvent(organizerActorId: $organizerActorId, attributedToId: $attributedToId, title: $title,
+  description: "<p>Meet</p>", beginsOn: $beginsOn, tags: ["batch"]) { id url } }`;
+
 interface Profile {
   token: string;
   id: string;
@@ -195,6 +199,28 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
       expect(await roleOf(group, dan.uri)).to.equal('MEMBER');
       await send(dan, { id: nextId(dan, 'leave'), type: 'Leave', actor: dan.uri, object: group.url });
       expect(await roleOf(group, dan.uri)).to.equal(null);
+    });
+
+    it('tells the other remote members when a member leaves: a local one’s Leave, a remote one’s relayed', async () => {
+      const group = await newGroup('OPEN');
+      const [stay, go] = [remote.addActor('stay'), remote.addActor('go')];
+      await send(stay, joinOf(stay, group));
+      await send(go, joinOf(go, group));
+      const local = await newProfile();
+      ok(await gql(server, JOIN, { token: local.token, variables: { g: group.id } }), 'joinGroup');
+      ok(await gql(server, LEAVE, { token: local.token, variables: { g: group.id } }), 'leaveGroup');
+      await drain();
+      const own = received('Leave', (body) => body.actor === local.url && body.object === group.url);
+      expect(own, 'the local member’s Leave').to.have.length(1);
+      expect(own[0]!.verified).to.equal(true);
+      expect(own[0]!.body).to.deep.include({ to: [`${group.url}/members`], cc: [group.url] });
+
+      await send(go, { id: nextId(go, 'leave'), type: 'Leave', actor: go.uri, object: group.url });
+      const relayed = received('Announce', (body) => objectOf(body)?.actor === go.uri);
+      expect(relayed, 'the group’s Announce of the remote Leave').to.have.length(1);
+      expect(relayed[0]!.verified).to.equal(true);
+      expect(relayed[0]!.body.actor).to.equal(group.url);
+      expect(objectOf(relayed[0]!.body)).to.include({ type: 'Leave', object: group.url });
     });
 
     it('refuses a Join signed by someone else than its actor, and stores nothing', async () => {
@@ -574,6 +600,51 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
       expect(items[0]).to.include({ type: 'Event', name: 'Meet PUBLIC', attributedTo: group.url });
       expect((await fetchAs(url, member)).body.totalItems).to.equal(2);
       expect((await fetchAs(`${server.url}/@nosuchgroup/events`)).status).to.equal(404);
+    });
+
+    it('builds a page of events in a fixed number of queries, however many events it holds (no N+1)', async () => {
+      const beginsOn = new Date(Date.now() + 9 * 86_400_000).toISOString();
+      const url = `${group.url}/events`;
+      const statementsOf = async () => {
+        await drain();
+        const statements: string[] = [];
+        server.ctx.sequelize.addHook('afterQuery', 'count-event-page', (_options, query) => {
+          statements.push(String((query as { sql?: string }).sql ?? ''));
+        });
+        try {
+          const page = await fetchAs(url, member);
+          expect(page.status).to.equal(200);
+          return {
+            items: (page.body.first as { orderedItems: Array<Record<string, unknown>> }).orderedItems,
+            // Background jobs of this process poll meanwhile: only the reads of the page count.
+            count: statements.filter((sql) => !/\bjobs\b|pg_notify|LISTEN/i.test(sql)).length,
+          };
+        } finally {
+          server.ctx.sequelize.removeHook('afterQuery', 'count-event-page');
+        }
+      };
+      const few = await statementsOf();
+      expect(few.items).to.have.length(2);
+      for (let index = 0; index < 9; index += 1) {
+        ok(
+          await gql(server, CREATE_EVENT_TAGGED, {
+            token: admin.token,
+            variables: {
+              organizerActorId: admin.id,
+              attributedToId: group.id,
+              title: `Batch ${index}`,
+              beginsOn,
+            },
+          }),
+          'createEvent',
+        );
+      }
+      const full = await statementsOf();
+      expect(full.items).to.have.length(10);
+      expect(full.count).to.equal(few.count);
+      const tagged = full.items.find((item) => item.name === 'Batch 3')!;
+      expect(tagged).to.include({ attributedTo: group.url });
+      expect((tagged.tag as Array<{ name: string }>).map((tag) => tag.name)).to.include('#batch');
     });
 
     it('serves a membership at its URL to the group’s members', async () => {

@@ -21,6 +21,7 @@ import {
 } from '../modules/members/member-row.js';
 import { MEMBER_MESSAGES, type MemberHooks, type MemberService } from '../modules/members/member.service.js';
 import type { ServedObject } from './events.federation.js';
+import { membersUrl } from './group-content-objects.js';
 
 export interface GroupMemberFederationOptions {
   sequelize: Sequelize;
@@ -92,15 +93,41 @@ export class GroupMemberFederation {
       left: (member) =>
         this.safely('leave', async () => {
           const { group, person } = await this.partiesOf(member);
-          if (!group || group.local || !person?.local) return;
-          await this.send(person, [group.id], {
+          if (!group || !person) return;
+          if (!group.local) {
+            if (!person.local) return;
+            await this.send(person, [group.id], {
+              id: `${this.options.publicUrl}/leave/group/${randomUUID()}`,
+              type: 'Leave',
+              actor: person.uri,
+              object: group.uri,
+              to: [group.uri],
+              cc: [],
+            });
+            return;
+          }
+          // A local group's other remote members are told: a local member's own Leave (the reference's
+          // shape, to the members), a remote member's relayed by the group with Announce (ADR 0041).
+          const others = (await this.audienceOf(group, person)).filter((id) => id !== person.id);
+          const activity = {
             id: `${this.options.publicUrl}/leave/group/${randomUUID()}`,
             type: 'Leave',
             actor: person.uri,
             object: group.uri,
-            to: [group.uri],
-            cc: [],
-          });
+            attributedTo: group.uri,
+            to: [membersUrl(group)],
+            cc: [group.uri],
+          };
+          if (person.local) await this.send(person, others, activity);
+          else
+            await this.send(group, others, {
+              id: `${this.options.publicUrl}/announces/${randomUUID()}`,
+              type: 'Announce',
+              actor: group.uri,
+              object: activity,
+              to: [membersUrl(group)],
+              cc: [],
+            });
         }),
       invited: (member) =>
         this.safely('invitation', async () => {

@@ -2033,7 +2033,7 @@ export type RootQueryType = {
   groups: Maybe<PaginatedGroupList>;
   /** The signed-in user's profiles */
   identities: Maybe<Array<Maybe<Person>>>;
-  /** An event (or a group, once groups land) by its URL: known here, or fetched from its instance and stored */
+  /** An event or a group by its URL: known here, or fetched from its instance and stored */
   interact: Maybe<Interactable>;
   /** Known languages, optionally only those with the given codes */
   languages: Maybe<Array<Maybe<Language>>>;
