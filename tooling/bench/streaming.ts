@@ -15,8 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { freePort, launchServer, type RunningServer } from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
-import { microblogUserToken } from './seeds.js';
-import { microblogViewer } from './seeds-microblog.js';
+import { microblogViewer, seedLocalFollowers } from './seeds-microblog.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
 
 const ROOT_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,7 +30,6 @@ const PER_TOKEN_CAP = 50;
 /** Bounds: how long opening the sockets, one post's frames and the whole measurement may take. */
 const OPEN_TIMEOUT_MS = 120_000;
 const FRAME_TIMEOUT_MS = 30_000;
-const SEED_CONCURRENCY = 6;
 
 export interface StreamingOptions {
   sockets: number;
@@ -272,7 +270,13 @@ export async function runStreamingBench(options: StreamingOptions): Promise<Stre
     server = await launchServer({
       name: 'microblog',
       command: process.execPath,
-      args: [join(ROOT_DIR, SERVICE_ENTRY.microblog)],
+      // BENCH_STREAMING_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
+      args: [
+        ...(process.env.BENCH_STREAMING_CPU_PROF
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_STREAMING_CPU_PROF}`]
+          : []),
+        join(ROOT_DIR, SERVICE_ENTRY.microblog),
+      ],
       cwd: ROOT_DIR,
       host: HOST,
       port,
@@ -286,18 +290,9 @@ export async function runStreamingBench(options: StreamingOptions): Promise<Stre
     const baseUrl = server.url;
     const seedStarted = performance.now();
     const author = await microblogViewer(baseUrl, databaseUrl);
-    // The users, made and following the author through the API as clients do.
-    const tokens = await mapLimited(Array.from({ length: options.users }), SEED_CONCURRENCY, async () => {
-      const token = await microblogUserToken(baseUrl, databaseUrl);
-      const response = await fetch(`${baseUrl}/api/v1/accounts/${author.accountId}/follow`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
-        signal: AbortSignal.timeout(30_000),
-      });
-      if (!response.ok)
-        throw new Error(`follow → ${response.status}: ${(await response.text()).slice(0, 200)}`);
-      return token;
-    });
+    // The users, their tokens and follows written directly (one password hash, shared): a sign-up each
+    // through the API would spend minutes hashing passwords before anything is measured.
+    const tokens = await seedLocalFollowers(databaseUrl, baseUrl, author, options.users);
     if (options.signal?.aborted) throw new Error('interrupted');
     options.print(`${options.users} users following the author, seeded in ${seconds(seedStarted)} s`);
 
