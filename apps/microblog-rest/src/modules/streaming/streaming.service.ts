@@ -46,6 +46,11 @@ import { liveTokenIds } from './views/tokens.view.js';
 export const STREAMING_CHANNEL = 'microblog:streaming';
 /** Open streams (sockets and SSE) one access token may hold in one process. */
 export const DEFAULT_MAX_CONNECTIONS_PER_TOKEN = 50;
+/**
+ * Unsent bytes a stream may hold in this process (what the kernel has not taken yet); past it the
+ * client is too slow to follow and its connection is cut (ADR 0043): its memory stays bounded.
+ */
+export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** Streams one socket may subscribe to. */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 /** How long a viewer's filters are reused before they are read again (a change clears them at once). */
@@ -163,6 +168,8 @@ export class StreamingService {
   readonly maxConnectionsPerToken: number;
   /** How often an SSE stream sends its `:thump` comment (the reference: every 15 s). */
   heartbeatMs = 15_000;
+  /** Past this many unsent bytes a stream (socket or SSE) is cut. */
+  maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES;
   /** How often the tokens of open streams are checked: a revoked token's streams end. */
   readonly tokenCheckMs: number = 60_000;
   private tokenCheck: NodeJS.Timeout | undefined;
