@@ -37,6 +37,9 @@ export function attachStreamingSocket(
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_MESSAGE_BYTES,
+    // Never negotiated: a deflated frame would be compressed per socket (its context is the
+    // socket's), where an uncompressed one is the same shared bytes for every socket (ADR 0043).
+    perMessageDeflate: false,
     // masto.js offers the token as the only subprotocol: it must come back.
     handleProtocols: (protocols) => protocols.values().next().value ?? false,
   });

@@ -451,12 +451,13 @@ export class StreamingService {
    * the few others; each distinct payload becomes one frame shared by all its sockets.
    */
   private async deliverStatus(statusId: string, event: 'update' | 'status.update'): Promise<void> {
-    const facts = await statusFacts(this.deps.sequelize, statusId);
-    if (!facts || facts.deleted) return;
-    const [homeViewers, listIds] = await Promise.all([
+    // The facts and the feeds holding it are read at once (one round trip before rendering).
+    const [facts, homeViewers, listIds] = await Promise.all([
+      statusFacts(this.deps.sequelize, statusId),
       this.homes.size === 0 ? [] : homeAudience(this.deps.sequelize, statusId, [...this.homes.keys()]),
       this.lists.size === 0 ? [] : listAudience(this.deps.sequelize, statusId, [...this.lists.keys()]),
     ]);
+    if (!facts || facts.deleted) return;
     const publicSubs = this.broadcastSubscriptions(facts);
     const directViewers =
       event === 'update' && facts.visibility === 'direct' && facts.reblogOfId === null
@@ -527,13 +528,14 @@ export class StreamingService {
     const view = withoutViewerFlags(shared);
     let plain: StreamFrame | undefined;
     const individual: Array<[string, Subscription[]]> = [];
-    for (const [viewerId, subs] of personal) {
-      if (flagged.has(viewerId)) {
-        individual.push([viewerId, subs]);
-        continue;
-      }
-      const matcher = await this.matcher(viewerId, 'home');
-      const { matches, hidden } = matcher.match(view);
+    const shares: Array<[string, Subscription[]]> = [];
+    for (const entry of personal) (flagged.has(entry[0]) ? individual : shares).push(entry);
+    // Filters first (cached; read at once when not), then every shared frame goes out in one
+    // synchronous pass: no await between two sockets.
+    const matchers = await Promise.all(shares.map(([viewerId]) => this.matcher(viewerId, 'home')));
+    for (let i = 0; i < shares.length; i++) {
+      const subs = shares[i]![1];
+      const { matches, hidden } = matchers[i]!.match(view);
       if (hidden) continue;
       const frame =
         matches.length === 0
@@ -705,13 +707,32 @@ export class StreamingService {
     );
   }
 
+  /**
+   * A viewer's filters, cached (a change clears them at once, in every process). Past MATCHER_TTL_MS
+   * they are read again in the background and the held ones serve meanwhile: an event never waits
+   * for a crowd of viewers' filters to be re-read at once.
+   */
   private matcher(viewerId: string, context: FilterContext): Promise<StatusFilterMatcher> {
     const key = `${viewerId}:${context}`;
     const cached = this.matchers.get(key);
     if (cached && Date.now() - cached.at < MATCHER_TTL_MS) return cached.matcher;
     const matcher = this.deps.filters.matcher(viewerId, context);
-    this.matchers.set(key, { at: Date.now(), matcher });
-    matcher.catch(() => this.matchers.delete(key));
+    const entry = { at: Date.now(), matcher };
+    if (cached) {
+      // Replaced once read, unless cleared (a change) or replaced meanwhile.
+      cached.at = Date.now();
+      matcher.then(
+        () => {
+          if (this.matchers.get(key) === cached) this.matchers.set(key, entry);
+        },
+        () => undefined,
+      );
+      return cached.matcher;
+    }
+    this.matchers.set(key, entry);
+    matcher.catch(() => {
+      if (this.matchers.get(key) === entry) this.matchers.delete(key);
+    });
     return matcher;
   }
 
