@@ -332,8 +332,11 @@ export class StreamingService {
   private listen(): Promise<Unsubscribe> {
     if (!this.listening) {
       const listening = this.deps.pubsub.subscribe(STREAMING_CHANNEL, (payload) => {
+        const message = payload as StreamingMessage;
+        // A status's reads start at once; its frames go out in the order of the messages.
+        const early = this.prepareEarly(message);
         this.queue = this.queue
-          .then(() => this.handle(payload as StreamingMessage))
+          .then(() => this.handle(message, early))
           .catch((error: unknown) => {
             this.deps.logger.error({ err: error }, 'a streaming event could not be delivered');
           });
@@ -344,6 +347,15 @@ export class StreamingService {
       });
     }
     return this.listening;
+  }
+
+  private prepareEarly(message: StreamingMessage): Promise<PreparedStatus | null> | undefined {
+    if (this.connections.size === 0 || typeof message !== 'object' || message === null) return undefined;
+    if (message.e !== 'update' && message.e !== 'status.update') return undefined;
+    const prepared = this.prepareStatus(message.s, message.e);
+    // Its failure is reported when its turn comes (handle), not as an unhandled rejection now.
+    prepared.catch(() => undefined);
+    return prepared;
   }
 
   private async checkList(accountId: string, listId: string): Promise<void> {
@@ -427,12 +439,12 @@ export class StreamingService {
 
   // ---- delivery ----
 
-  private async handle(message: StreamingMessage): Promise<void> {
+  private async handle(message: StreamingMessage, early?: Promise<PreparedStatus | null>): Promise<void> {
     if (this.connections.size === 0 || typeof message !== 'object' || message === null) return;
     switch (message.e) {
       case 'update':
       case 'status.update':
-        return this.deliverStatus(message.s, message.e);
+        return this.deliverStatus(message.s, message.e, early);
       case 'delete':
         return this.deliverDelete(message.s, message.a);
       case 'notification':
@@ -450,28 +462,22 @@ export class StreamingService {
    * their own on it (flags, filters), once for public and hashtag streams, and separately only for
    * the few others; each distinct payload becomes one frame shared by all its sockets.
    */
-  private async deliverStatus(statusId: string, event: 'update' | 'status.update'): Promise<void> {
-    // The facts and the feeds holding it are read at once (one round trip before rendering).
-    const [facts, homeViewers, listIds] = await Promise.all([
-      statusFacts(this.deps.sequelize, statusId),
-      this.homes.size === 0 ? [] : homeAudience(this.deps.sequelize, statusId, [...this.homes.keys()]),
-      this.lists.size === 0 ? [] : listAudience(this.deps.sequelize, statusId, [...this.lists.keys()]),
-    ]);
-    if (!facts || facts.deleted) return;
+  private async deliverStatus(
+    statusId: string,
+    event: 'update' | 'status.update',
+    early?: Promise<PreparedStatus | null>,
+  ): Promise<void> {
+    const prepared = await (early ?? this.prepareStatus(statusId, event));
+    if (!prepared) return;
+    const { facts, homeViewers, listIds, shared, checked } = prepared;
     const publicSubs = this.broadcastSubscriptions(facts);
     const directViewers =
       event === 'update' && facts.visibility === 'direct' && facts.reblogOfId === null
         ? [...new Set([facts.accountId, ...facts.mentionIds])].filter((id) => this.directs.has(id))
         : [];
-    if (
-      homeViewers.length === 0 &&
-      listIds.length === 0 &&
-      publicSubs.length === 0 &&
-      directViewers.length === 0
-    )
-      return;
 
-    // Who must not see it: blocked or muted authors, mentions and domains (the seed's rule).
+    // Who must not see it: blocked or muted authors, mentions and domains (the seed's rule), judged
+    // now, in the order of the channel's messages (a block told before this status applies).
     const authors =
       facts.originalAccountId === null ? [facts.accountId] : [facts.accountId, facts.originalAccountId];
     const involved = { authors, mentions: facts.mentionIds, domains: facts.domains };
@@ -499,22 +505,53 @@ export class StreamingService {
     }
     const broadcast = publicSubs.filter((sub) => !excluded(sub.connection.viewer.accountId));
 
-    if (personal.size > 0 || broadcast.length > 0) {
-      const ids = facts.reblogOfId === null ? [statusId] : [statusId, facts.reblogOfId];
-      const [shared, flagged] = await Promise.all([
-        this.deps.statuses.views([statusId], null).then((views) => views.get(statusId)),
-        flaggedViewers(this.deps.sequelize, ids, [...personal.keys()]),
-      ]);
-      if (shared) {
-        // Its authors see their pins and poll; flagged viewers their flags: rendered for themselves.
-        for (const id of authors) flagged.add(id);
-        await this.deliverPersonal(statusId, event, shared, personal, flagged);
-        await this.deliverBroadcast(event, shared, broadcast);
-      }
+    if (shared && (personal.size > 0 || broadcast.length > 0)) {
+      // Its authors see their pins and poll; flagged viewers their flags; a viewer whose flags were
+      // not read (it subscribed since) too: rendered for themselves.
+      const flagged = new Set(prepared.flagged);
+      for (const id of authors) flagged.add(id);
+      for (const id of personal.keys()) if (!checked.has(id)) flagged.add(id);
+      await this.deliverPersonal(statusId, event, shared, personal, flagged);
+      await this.deliverBroadcast(event, shared, broadcast);
     }
 
     const conversationViewers = directViewers.filter((id) => !excluded(id));
     if (conversationViewers.length > 0) await this.deliverConversations(statusId, conversationViewers);
+  }
+
+  /**
+   * What delivering a status reads, started as soon as its message is heard (while earlier events
+   * are still being sent): its facts, the feeds holding it, its rendering without a viewer and the
+   * candidate viewers with flags of their own. Nothing here depends on relations or filters, which
+   * are applied when its turn comes. Null when nobody here can receive it.
+   */
+  private async prepareStatus(
+    statusId: string,
+    event: 'update' | 'status.update',
+  ): Promise<PreparedStatus | null> {
+    // The facts and the feeds holding it are read at once (one round trip before rendering).
+    const [facts, homeViewers, listIds] = await Promise.all([
+      statusFacts(this.deps.sequelize, statusId),
+      this.homes.size === 0 ? [] : homeAudience(this.deps.sequelize, statusId, [...this.homes.keys()]),
+      this.lists.size === 0 ? [] : listAudience(this.deps.sequelize, statusId, [...this.lists.keys()]),
+    ]);
+    if (!facts || facts.deleted) return null;
+    const candidates = new Set(homeViewers.filter((id) => this.homes.has(id)));
+    for (const listId of listIds) {
+      for (const sub of this.lists.get(listId) ?? []) candidates.add(sub.connection.viewer.accountId);
+    }
+    const broadcasts = this.broadcastSubscriptions(facts).length > 0;
+    const direct = event === 'update' && facts.visibility === 'direct' && facts.reblogOfId === null;
+    if (candidates.size === 0 && !broadcasts && !direct) return null;
+    if (candidates.size === 0 && !broadcasts) {
+      return { facts, homeViewers, listIds, shared: undefined, flagged: new Set(), checked: candidates };
+    }
+    const ids = facts.reblogOfId === null ? [statusId] : [statusId, facts.reblogOfId];
+    const [shared, flagged] = await Promise.all([
+      this.deps.statuses.views([statusId], null).then((views) => views.get(statusId)),
+      flaggedViewers(this.deps.sequelize, ids, [...candidates]),
+    ]);
+    return { facts, homeViewers, listIds, shared, flagged, checked: candidates };
   }
 
   private async deliverPersonal(
@@ -748,6 +785,21 @@ export class StreamingService {
       this.deps.logger.debug({ err: error }, 'a stream frame could not be written');
     }
   }
+}
+
+/** A status's reads for delivery, made before its turn (StreamingService.prepareStatus). */
+interface PreparedStatus {
+  facts: StatusFacts;
+  /** Viewers with a home stream here whose feed holds it. */
+  homeViewers: string[];
+  /** Lists with a stream here whose feed holds it. */
+  listIds: string[];
+  /** Its rendering without a viewer; undefined when only direct streams may receive it. */
+  shared: StatusView | undefined;
+  /** Of `checked`, the viewers with something of their own on it (rendered for themselves). */
+  flagged: ReadonlySet<string>;
+  /** The viewers whose flags were read. */
+  checked: ReadonlySet<string>;
 }
 
 /**
