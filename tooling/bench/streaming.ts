@@ -5,8 +5,9 @@
 // The author posts at a steady pace; every client records when each `update` frame arrives. Reported:
 // frames per second received across all clients, the delivery time from the POST's answer to each
 // frame (p50/p99/max), and the server's resident memory per idle socket. The clients run in worker
-// threads (Node's own WebSocket), so the bench's main thread only posts and the client side is not
-// one event loop. Its own server and database, loopback only, bounded in sockets, posts and time.
+// threads (`ws`, as Node clients such as masto.js use), so the bench's main thread only posts and
+// the client side is not one event loop. Its own server and database, loopback only, bounded in
+// sockets, posts and time. The users are written directly in the database (seedLocalFollowers).
 import { readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { createRequire } from 'node:module';
