@@ -5,7 +5,7 @@
  * follow, a favourite, a reblog), so what the bulk rows copy (media files, keys) is what the service
  * itself writes.
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createSequelize, QueryTypes, type Sequelize } from '@agora/db';
 import sharp from 'sharp';
@@ -417,4 +417,64 @@ export async function seedFanOut(
 export async function seedPostStatus(context: SeedContext): Promise<Seeded> {
   const { author } = await seedFanOut(context);
   return { headers: { authorization: `Bearer ${author.token}`, 'content-type': 'application/json' } };
+}
+
+/**
+ * `count` local users (accounts, confirmed logins sharing the author's password hash, one `read write`
+ * token each of the author's app) following `author`, written in a few statements: the streaming
+ * benchmark's audience without 500 sign-ups (each one a password hashing). Their tokens, in order.
+ */
+export async function seedLocalFollowers(
+  databaseUrl: string,
+  baseUrl: string,
+  author: Viewer,
+  count: number,
+): Promise<string[]> {
+  const tokens = Array.from({ length: count }, () => randomBytes(32).toString('base64url'));
+  const hashes = tokens.map((token) => createHash('sha256').update(token, 'utf8').digest('hex'));
+  await withDatabase(databaseUrl, async (sequelize) => {
+    const run = (sql: string, bind: unknown[] = []) => sequelize.query(sql, { bind });
+    await run("SET session_replication_role = 'replica'");
+    const prefix = `sf${randomBytes(2).toString('hex')}_`;
+    await bulkAccounts(sequelize, baseUrl, prefix, count, 0);
+    await run(
+      `WITH author AS (
+         SELECT u.password_hash FROM users u JOIN actors a ON a.user_id = u.id WHERE a.id = $1
+       ), made AS (
+         INSERT INTO users (email, password_hash, confirmed_at)
+         SELECT b.username || '@bench.example', (SELECT password_hash FROM author), now() FROM bench_authors b
+         RETURNING id, email
+       )
+       UPDATE actors a SET user_id = m.id
+         FROM made m JOIN bench_authors b ON m.email = b.username || '@bench.example'
+        WHERE a.id = b.id`,
+      [author.accountId],
+    );
+    // The stored copy of a token is never read for these (a sign-in of the same app mints a new one).
+    await run(
+      `INSERT INTO oauth_access_tokens (application_id, user_id, scopes, token_hash, token_encrypted, created_at)
+       SELECT (SELECT t.application_id FROM oauth_access_tokens t JOIN actors a ON a.user_id = t.user_id
+                WHERE a.id = $1 LIMIT 1),
+              a.user_id, 'read write', h.hash, decode(md5(h.hash), 'hex'), now()
+         FROM unnest($2::text[]) WITH ORDINALITY AS h(hash, n)
+         JOIN bench_authors b ON b.n = h.n JOIN actors a ON a.id = b.id`,
+      [author.accountId, hashes],
+    );
+    await run(
+      `INSERT INTO follows (actor_id, target_actor_id, accepted_at, created_at, updated_at)
+       SELECT a.id, $1, now(), now(), now() FROM bench_authors a`,
+      [author.accountId],
+    );
+    const made = await scalar(
+      sequelize,
+      `SELECT count(*) AS n FROM bench_authors b JOIN actors a ON a.id = b.id
+         JOIN oauth_access_tokens t ON t.user_id = a.user_id`,
+    );
+    if (made !== count) throw new Error(`seeded ${made} of ${count} followers with tokens`);
+    await recount(sequelize);
+    await run('DROP TABLE bench_authors');
+    await run("SET session_replication_role = 'origin'");
+    await run('VACUUM ANALYZE');
+  });
+  return tokens;
 }

@@ -5,18 +5,19 @@
 // The author posts at a steady pace; every client records when each `update` frame arrives. Reported:
 // frames per second received across all clients, the delivery time from the POST's answer to each
 // frame (p50/p99/max), and the server's resident memory per idle socket. The clients run in worker
-// threads (Node's own WebSocket), so the bench's main thread only posts and the client side is not
-// one event loop. Its own server and database, loopback only, bounded in sockets, posts and time.
+// threads (`ws`, as Node clients such as masto.js use), so the bench's main thread only posts and
+// the client side is not one event loop. Its own server and database, loopback only, bounded in
+// sockets, posts and time. The users are written directly in the database (seedLocalFollowers).
 import { readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { freePort, launchServer, type RunningServer } from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
-import { microblogUserToken } from './seeds.js';
-import { microblogViewer } from './seeds-microblog.js';
+import { microblogViewer, seedLocalFollowers } from './seeds-microblog.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
 
 const ROOT_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,7 +32,6 @@ const PER_TOKEN_CAP = 50;
 /** Bounds: how long opening the sockets, one post's frames and the whole measurement may take. */
 const OPEN_TIMEOUT_MS = 120_000;
 const FRAME_TIMEOUT_MS = 30_000;
-const SEED_CONCURRENCY = 6;
 
 export interface StreamingOptions {
   sockets: number;
@@ -65,6 +65,11 @@ export interface StreamingResult {
   spread?: LatencyFigures;
   post?: LatencyFigures;
   memory?: { rssBeforeMb: number; rssAfterMb: number; bytesPerSocket: number };
+  /**
+   * CPU seconds spent while the posts were fanned out (first post to last frame collected): the
+   * server process's, and this process's (the client threads and the poster), over `wallSeconds`.
+   */
+  cpu?: { serverSeconds: number; clientSeconds: number; wallSeconds: number };
   /** Sockets one token could open of PER_TOKEN_CAP + 10 tried, and how many were refused. */
   cap?: { tried: number; opened: number; refused: number };
   verdict: 'PASS' | 'BELOW' | 'NOT MEASURED';
@@ -101,6 +106,12 @@ export function formatStreamingLines(result: StreamingResult): string[] {
             `${n(memory.bytesPerSocket / 1024)} KiB per idle socket`,
         ]
       : []),
+    ...(result.cpu
+      ? [
+          `  CPU while fanning out (${result.cpu.wallSeconds.toFixed(1)} s): server ${result.cpu.serverSeconds.toFixed(1)} s, ` +
+            `clients and poster ${result.cpu.clientSeconds.toFixed(1)} s`,
+        ]
+      : []),
     ...(cap
       ? [
           `  one token: ${cap.opened} of ${cap.tried} sockets opened, ${cap.refused} refused (cap ${PER_TOKEN_CAP})`,
@@ -112,32 +123,39 @@ export function formatStreamingLines(result: StreamingResult): string[] {
 
 // The clients, on threads of their own: each opens its share of sockets (the token as subprotocol,
 // as masto.js sends it), then records, per status id, when each `update` frame arrived (ms since
-// the epoch, precise to the microsecond across threads).
+// the epoch, precise to the microsecond across threads). They use \`ws\` (what Node clients such as
+// masto.js use) and look at the received bytes without decoding them: the client side must cost
+// less than the server's, or the bench measures its own clients.
 const CLIENTS_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const WebSocket = require(workerData.wsPath);
 const { url, tokens, perToken } = workerData;
 const now = () => performance.timeOrigin + performance.now();
 const arrivals = new Map();
 const sockets = [];
 let frames = 0, closed = 0, failed = 0;
-const ID = /\\\\"id\\\\":\\\\"(\\d+)\\\\"/;
+const UPDATE = Buffer.from('"event":"update"');
+const ID = Buffer.from('\\\\"id\\\\":\\\\"');
 const open = (token) => new Promise((resolve) => {
-  const ws = new WebSocket(url, token);
+  const ws = new WebSocket(url, token, { perMessageDeflate: false });
   let settled = false;
-  ws.onopen = () => { settled = true; resolve(true); };
-  ws.onerror = () => { if (!settled) { settled = true; failed += 1; resolve(false); } };
-  ws.onclose = () => { closed += 1; if (!settled) { settled = true; failed += 1; resolve(false); } };
-  ws.onmessage = (event) => {
-    const text = event.data;
-    if (typeof text !== 'string' || !text.includes('"event":"update"')) return;
+  ws.on('open', () => { settled = true; resolve(true); });
+  ws.on('error', () => { if (!settled) { settled = true; failed += 1; resolve(false); } });
+  ws.on('close', () => { closed += 1; if (!settled) { settled = true; failed += 1; resolve(false); } });
+  ws.on('message', (data, isBinary) => {
+    if (isBinary || data.indexOf(UPDATE) === -1) return;
     const at = now();
     frames += 1;
-    const match = ID.exec(text);
-    if (!match) return;
-    let list = arrivals.get(match[1]);
-    if (!list) arrivals.set(match[1], (list = []));
+    const from = data.indexOf(ID);
+    if (from === -1) return;
+    const start = from + ID.length;
+    let end = start;
+    while (end < data.length && data[end] >= 48 && data[end] <= 57) end += 1;
+    const id = data.toString('latin1', start, end);
+    let list = arrivals.get(id);
+    if (!list) arrivals.set(id, (list = []));
     list.push(at);
-  };
+  });
   sockets.push(ws);
 });
 parentPort.on('message', async (message) => {
@@ -169,7 +187,10 @@ interface ClientThread {
 }
 
 function startClients(url: string, tokens: string[], perToken: number): ClientThread {
-  const worker = new Worker(CLIENTS_SOURCE, { eval: true, workerData: { url, tokens, perToken } });
+  const worker = new Worker(CLIENTS_SOURCE, {
+    eval: true,
+    workerData: { url, tokens, perToken, wsPath: createRequire(import.meta.url).resolve('ws') },
+  });
   let failure: Error | undefined;
   worker.on('error', (error) => (failure = error));
   return {
@@ -200,6 +221,18 @@ function startClients(url: string, tokens: string[], perToken: number): ClientTh
 function seconds(since: number): string {
   return ((performance.now() - since) / 1000).toFixed(1);
 }
+
+/** CPU seconds (user + system) a process has used (Linux), undefined elsewhere. */
+async function cpuSecondsOf(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (!fields || fields.length < 13) return undefined;
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+/** USER_HZ, 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** The resident memory of a process (Linux), in bytes; undefined elsewhere. */
 async function rssOf(pid: number | undefined): Promise<number | undefined> {
@@ -272,7 +305,13 @@ export async function runStreamingBench(options: StreamingOptions): Promise<Stre
     server = await launchServer({
       name: 'microblog',
       command: process.execPath,
-      args: [join(ROOT_DIR, SERVICE_ENTRY.microblog)],
+      // BENCH_STREAMING_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
+      args: [
+        ...(process.env.BENCH_STREAMING_CPU_PROF
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_STREAMING_CPU_PROF}`]
+          : []),
+        join(ROOT_DIR, SERVICE_ENTRY.microblog),
+      ],
       cwd: ROOT_DIR,
       host: HOST,
       port,
@@ -286,18 +325,9 @@ export async function runStreamingBench(options: StreamingOptions): Promise<Stre
     const baseUrl = server.url;
     const seedStarted = performance.now();
     const author = await microblogViewer(baseUrl, databaseUrl);
-    // The users, made and following the author through the API as clients do.
-    const tokens = await mapLimited(Array.from({ length: options.users }), SEED_CONCURRENCY, async () => {
-      const token = await microblogUserToken(baseUrl, databaseUrl);
-      const response = await fetch(`${baseUrl}/api/v1/accounts/${author.accountId}/follow`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
-        signal: AbortSignal.timeout(30_000),
-      });
-      if (!response.ok)
-        throw new Error(`follow → ${response.status}: ${(await response.text()).slice(0, 200)}`);
-      return token;
-    });
+    // The users, their tokens and follows written directly (one password hash, shared): a sign-up each
+    // through the API would spend minutes hashing passwords before anything is measured.
+    const tokens = await seedLocalFollowers(databaseUrl, baseUrl, author, options.users);
     if (options.signal?.aborted) throw new Error('interrupted');
     options.print(`${options.users} users following the author, seeded in ${seconds(seedStarted)} s`);
 
@@ -362,6 +392,9 @@ export async function runStreamingBench(options: StreamingOptions): Promise<Stre
     }
 
     const loadBefore = Math.round((loadavg()[0] ?? 0) * 100) / 100;
+    const serverCpuBefore = await cpuSecondsOf(server.pid);
+    const clientCpuBefore = process.cpuUsage();
+    const wallBefore = performance.now();
     const sent: Array<{ id: string; sentAt: number; answeredAt: number }> = [];
     for (let n = 1; n <= options.posts; n++) {
       if (options.signal?.aborted) throw new Error('interrupted');
@@ -389,6 +422,15 @@ export async function runStreamingBench(options: StreamingOptions): Promise<Stre
       ),
     );
     result.loadAverage = [loadBefore, Math.round((loadavg()[0] ?? 0) * 100) / 100];
+    const serverCpuAfter = await cpuSecondsOf(server.pid);
+    const clientCpu = process.cpuUsage(clientCpuBefore);
+    if (serverCpuBefore !== undefined && serverCpuAfter !== undefined) {
+      result.cpu = {
+        serverSeconds: serverCpuAfter - serverCpuBefore,
+        clientSeconds: (clientCpu.user + clientCpu.system) / 1e6,
+        wallSeconds: (performance.now() - wallBefore) / 1000,
+      };
+    }
 
     const delivery: number[] = [];
     const spread: number[] = [];

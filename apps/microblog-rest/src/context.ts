@@ -357,7 +357,9 @@ export const AppContext = {
             mediaUrl: (key: string) => media.urlOf(key),
           },
         });
-      statuses.addListener(streaming.statusListener());
+      // First of the listeners: a new status reaches open streams as soon as its feeds are written,
+      // not after the notifications and preview-card listeners' queries (ADR 0043).
+      statuses.addListener(streaming.statusListener(), { first: true });
       notifications.addCreatedListener((rows) => streaming.notificationsCreated(rows));
       filters.addChangeListener((accountId) => streaming.filtersChanged(accountId));
       const push =

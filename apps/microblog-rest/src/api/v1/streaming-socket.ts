@@ -13,8 +13,6 @@ import { parseStream, StreamRefusal, type Stream } from '../../modules/streaming
 export const STREAMING_SOCKET_PATH = '/api/v1/streaming';
 /** A client message is a small JSON object; anything bigger closes the socket (1009). */
 const MAX_MESSAGE_BYTES = 16 * 1024;
-/** Past this much unsent data the client is too slow to follow: it is cut, its streams end. */
-const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const PING_INTERVAL_MS = 30_000;
 
 export interface StreamingSocketDeps {
@@ -39,6 +37,9 @@ export function attachStreamingSocket(
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_MESSAGE_BYTES,
+    // Never negotiated: a deflated frame would be compressed per socket (its context is the
+    // socket's), where an uncompressed one is the same shared bytes for every socket (ADR 0043).
+    perMessageDeflate: false,
     // masto.js offers the token as the only subprotocol: it must come back.
     handleProtocols: (protocols) => protocols.values().next().value ?? false,
   });
@@ -67,7 +68,7 @@ export function attachStreamingSocket(
       wss.handleUpgrade(request, socket, head, (ws) => {
         alive.set(ws, true);
         ws.on('pong', () => alive.set(ws, true));
-        serve(ws, url.searchParams, () => streaming.open(viewer, socketSink(ws)));
+        serve(ws, url.searchParams, () => streaming.open(viewer, socketSink(ws, streaming)));
       });
     })().catch((error: unknown) => {
       if (error instanceof StreamRefusal) refuse(socket, error.status, error.message);
@@ -140,11 +141,15 @@ export function attachStreamingSocket(
   };
 }
 
-function socketSink(ws: WebSocket): StreamSink {
+/**
+ * Frames to a socket. A client whose unsent data passes the bound is too slow to follow: the socket
+ * is cut (no close handshake: it would queue behind the backlog), its streams end.
+ */
+function socketSink(ws: WebSocket, limits: { maxBufferedBytes: number }): StreamSink {
   return {
     send(frame, label) {
       if (ws.readyState !== ws.OPEN) return;
-      if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      if (ws.bufferedAmount > limits.maxBufferedBytes) {
         ws.terminate();
         return;
       }

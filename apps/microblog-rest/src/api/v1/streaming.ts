@@ -39,7 +39,7 @@ export function streamingRouter(deps: StreamingRouterDeps): Router {
     // The bare path without a stream is not a stream (Mastodon's main host answers 404 there).
     if (name === undefined) return next();
     let connection: Connection | undefined;
-    const sink = eventStreamSink(res);
+    const sink = eventStreamSink(res, deps.streaming);
     try {
       const viewer = await streamingViewer(
         deps,
@@ -66,14 +66,19 @@ function queryStrings(query: Record<string, unknown>): Record<string, string> {
   return typeof token === 'string' ? { access_token: token } : {};
 }
 
-/** Frames wait until the answer's head is out (an event may come while the subscription settles). */
-function eventStreamSink(res: Response) {
+/**
+ * Frames wait until the answer's head is out (an event may come while the subscription settles). A
+ * client whose unsent data passes the bound is cut, as a socket is.
+ */
+function eventStreamSink(res: Response, limits: { maxBufferedBytes: number }) {
   let waiting: string[] | null = [];
   return {
     send(frame: StreamFrame) {
       const text = frame.forEventStream();
       if (waiting) waiting.push(text);
-      else if (!res.writableEnded) res.write(text);
+      else if (res.writableEnded || res.destroyed) return;
+      else if (res.writableLength > limits.maxBufferedBytes) res.destroy();
+      else res.write(text);
     },
     end() {
       res.end();

@@ -136,9 +136,13 @@ export class StatusService {
 
   constructor(private readonly deps: StatusServiceDeps) {}
 
-  /** Adds a listener of committed changes (the composition root wires notifications). */
-  addListener(listener: StatusListener): void {
-    this.listeners.push(listener);
+  /**
+   * Adds a listener of committed changes (the composition root wires notifications). `first`: told
+   * before the listeners already added (streaming: the live view should not wait for the others).
+   */
+  addListener(listener: StatusListener, options: { first?: boolean } = {}): void {
+    if (options.first) this.listeners.unshift(listener);
+    else this.listeners.push(listener);
   }
 
   /** Hydrated views of statuses for a viewer (a page of a timeline, a context). */
@@ -704,6 +708,9 @@ export class StatusService {
       FAN_OUT_MAX_STATEMENTS,
       Math.max(1, Math.ceil((author?.followers ?? 0) / FAN_OUT_FOLLOWERS_PER_STATEMENT)),
     );
+    // The other feeds' writers (lists, conversations, followed tags) are independent, idempotent
+    // statements: they run beside the home inserts, so the feeds are all written one round trip on.
+    const others = Promise.all(this.feedWriters.map((writer) => writer(statusId)));
     const counts = await Promise.all(
       Array.from({ length: parts }, async (_, part) => {
         const [result] = await sequelize.query<{ n: number }>(
@@ -726,7 +733,7 @@ export class StatusService {
         return result?.n ?? 0;
       }),
     );
-    for (const writer of this.feedWriters) await writer(statusId);
+    await others;
     return counts.reduce((sum, n) => sum + n, 0);
   }
 

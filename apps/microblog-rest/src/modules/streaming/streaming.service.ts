@@ -46,6 +46,11 @@ import { liveTokenIds } from './views/tokens.view.js';
 export const STREAMING_CHANNEL = 'microblog:streaming';
 /** Open streams (sockets and SSE) one access token may hold in one process. */
 export const DEFAULT_MAX_CONNECTIONS_PER_TOKEN = 50;
+/**
+ * Unsent bytes a stream may hold in this process (what the kernel has not taken yet); past it the
+ * client is too slow to follow and its connection is cut (ADR 0043): its memory stays bounded.
+ */
+export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** Streams one socket may subscribe to. */
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 /** How long a viewer's filters are reused before they are read again (a change clears them at once). */
@@ -163,6 +168,8 @@ export class StreamingService {
   readonly maxConnectionsPerToken: number;
   /** How often an SSE stream sends its `:thump` comment (the reference: every 15 s). */
   heartbeatMs = 15_000;
+  /** Past this many unsent bytes a stream (socket or SSE) is cut. */
+  maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES;
   /** How often the tokens of open streams are checked: a revoked token's streams end. */
   readonly tokenCheckMs: number = 60_000;
   private tokenCheck: NodeJS.Timeout | undefined;
@@ -325,8 +332,11 @@ export class StreamingService {
   private listen(): Promise<Unsubscribe> {
     if (!this.listening) {
       const listening = this.deps.pubsub.subscribe(STREAMING_CHANNEL, (payload) => {
+        const message = payload as StreamingMessage;
+        // A status's reads start at once; its frames go out in the order of the messages.
+        const early = this.prepareEarly(message);
         this.queue = this.queue
-          .then(() => this.handle(payload as StreamingMessage))
+          .then(() => this.handle(message, early))
           .catch((error: unknown) => {
             this.deps.logger.error({ err: error }, 'a streaming event could not be delivered');
           });
@@ -337,6 +347,15 @@ export class StreamingService {
       });
     }
     return this.listening;
+  }
+
+  private prepareEarly(message: StreamingMessage): Promise<PreparedStatus | null> | undefined {
+    if (this.connections.size === 0 || typeof message !== 'object' || message === null) return undefined;
+    if (message.e !== 'update' && message.e !== 'status.update') return undefined;
+    const prepared = this.prepareStatus(message.s, message.e);
+    // Its failure is reported when its turn comes (handle), not as an unhandled rejection now.
+    prepared.catch(() => undefined);
+    return prepared;
   }
 
   private async checkList(accountId: string, listId: string): Promise<void> {
@@ -420,12 +439,12 @@ export class StreamingService {
 
   // ---- delivery ----
 
-  private async handle(message: StreamingMessage): Promise<void> {
+  private async handle(message: StreamingMessage, early?: Promise<PreparedStatus | null>): Promise<void> {
     if (this.connections.size === 0 || typeof message !== 'object' || message === null) return;
     switch (message.e) {
       case 'update':
       case 'status.update':
-        return this.deliverStatus(message.s, message.e);
+        return this.deliverStatus(message.s, message.e, early);
       case 'delete':
         return this.deliverDelete(message.s, message.a);
       case 'notification':
@@ -443,27 +462,22 @@ export class StreamingService {
    * their own on it (flags, filters), once for public and hashtag streams, and separately only for
    * the few others; each distinct payload becomes one frame shared by all its sockets.
    */
-  private async deliverStatus(statusId: string, event: 'update' | 'status.update'): Promise<void> {
-    const facts = await statusFacts(this.deps.sequelize, statusId);
-    if (!facts || facts.deleted) return;
-    const [homeViewers, listIds] = await Promise.all([
-      this.homes.size === 0 ? [] : homeAudience(this.deps.sequelize, statusId, [...this.homes.keys()]),
-      this.lists.size === 0 ? [] : listAudience(this.deps.sequelize, statusId, [...this.lists.keys()]),
-    ]);
+  private async deliverStatus(
+    statusId: string,
+    event: 'update' | 'status.update',
+    early?: Promise<PreparedStatus | null>,
+  ): Promise<void> {
+    const prepared = await (early ?? this.prepareStatus(statusId, event));
+    if (!prepared) return;
+    const { facts, homeViewers, listIds, shared, checked } = prepared;
     const publicSubs = this.broadcastSubscriptions(facts);
     const directViewers =
       event === 'update' && facts.visibility === 'direct' && facts.reblogOfId === null
         ? [...new Set([facts.accountId, ...facts.mentionIds])].filter((id) => this.directs.has(id))
         : [];
-    if (
-      homeViewers.length === 0 &&
-      listIds.length === 0 &&
-      publicSubs.length === 0 &&
-      directViewers.length === 0
-    )
-      return;
 
-    // Who must not see it: blocked or muted authors, mentions and domains (the seed's rule).
+    // Who must not see it: blocked or muted authors, mentions and domains (the seed's rule), judged
+    // now, in the order of the channel's messages (a block told before this status applies).
     const authors =
       facts.originalAccountId === null ? [facts.accountId] : [facts.accountId, facts.originalAccountId];
     const involved = { authors, mentions: facts.mentionIds, domains: facts.domains };
@@ -491,22 +505,53 @@ export class StreamingService {
     }
     const broadcast = publicSubs.filter((sub) => !excluded(sub.connection.viewer.accountId));
 
-    if (personal.size > 0 || broadcast.length > 0) {
-      const ids = facts.reblogOfId === null ? [statusId] : [statusId, facts.reblogOfId];
-      const [shared, flagged] = await Promise.all([
-        this.deps.statuses.views([statusId], null).then((views) => views.get(statusId)),
-        flaggedViewers(this.deps.sequelize, ids, [...personal.keys()]),
-      ]);
-      if (shared) {
-        // Its authors see their pins and poll; flagged viewers their flags: rendered for themselves.
-        for (const id of authors) flagged.add(id);
-        await this.deliverPersonal(statusId, event, shared, personal, flagged);
-        await this.deliverBroadcast(event, shared, broadcast);
-      }
+    if (shared && (personal.size > 0 || broadcast.length > 0)) {
+      // Its authors see their pins and poll; flagged viewers their flags; a viewer whose flags were
+      // not read (it subscribed since) too: rendered for themselves.
+      const flagged = new Set(prepared.flagged);
+      for (const id of authors) flagged.add(id);
+      for (const id of personal.keys()) if (!checked.has(id)) flagged.add(id);
+      await this.deliverPersonal(statusId, event, shared, personal, flagged);
+      await this.deliverBroadcast(event, shared, broadcast);
     }
 
     const conversationViewers = directViewers.filter((id) => !excluded(id));
     if (conversationViewers.length > 0) await this.deliverConversations(statusId, conversationViewers);
+  }
+
+  /**
+   * What delivering a status reads, started as soon as its message is heard (while earlier events
+   * are still being sent): its facts, the feeds holding it, its rendering without a viewer and the
+   * candidate viewers with flags of their own. Nothing here depends on relations or filters, which
+   * are applied when its turn comes. Null when nobody here can receive it.
+   */
+  private async prepareStatus(
+    statusId: string,
+    event: 'update' | 'status.update',
+  ): Promise<PreparedStatus | null> {
+    // The facts and the feeds holding it are read at once (one round trip before rendering).
+    const [facts, homeViewers, listIds] = await Promise.all([
+      statusFacts(this.deps.sequelize, statusId),
+      this.homes.size === 0 ? [] : homeAudience(this.deps.sequelize, statusId, [...this.homes.keys()]),
+      this.lists.size === 0 ? [] : listAudience(this.deps.sequelize, statusId, [...this.lists.keys()]),
+    ]);
+    if (!facts || facts.deleted) return null;
+    const candidates = new Set(homeViewers.filter((id) => this.homes.has(id)));
+    for (const listId of listIds) {
+      for (const sub of this.lists.get(listId) ?? []) candidates.add(sub.connection.viewer.accountId);
+    }
+    const broadcasts = this.broadcastSubscriptions(facts).length > 0;
+    const direct = event === 'update' && facts.visibility === 'direct' && facts.reblogOfId === null;
+    if (candidates.size === 0 && !broadcasts && !direct) return null;
+    if (candidates.size === 0 && !broadcasts) {
+      return { facts, homeViewers, listIds, shared: undefined, flagged: new Set(), checked: candidates };
+    }
+    const ids = facts.reblogOfId === null ? [statusId] : [statusId, facts.reblogOfId];
+    const [shared, flagged] = await Promise.all([
+      this.deps.statuses.views([statusId], null).then((views) => views.get(statusId)),
+      flaggedViewers(this.deps.sequelize, ids, [...candidates]),
+    ]);
+    return { facts, homeViewers, listIds, shared, flagged, checked: candidates };
   }
 
   private async deliverPersonal(
@@ -520,13 +565,14 @@ export class StreamingService {
     const view = withoutViewerFlags(shared);
     let plain: StreamFrame | undefined;
     const individual: Array<[string, Subscription[]]> = [];
-    for (const [viewerId, subs] of personal) {
-      if (flagged.has(viewerId)) {
-        individual.push([viewerId, subs]);
-        continue;
-      }
-      const matcher = await this.matcher(viewerId, 'home');
-      const { matches, hidden } = matcher.match(view);
+    const shares: Array<[string, Subscription[]]> = [];
+    for (const entry of personal) (flagged.has(entry[0]) ? individual : shares).push(entry);
+    // Filters first (cached; read at once when not), then every shared frame goes out in one
+    // synchronous pass: no await between two sockets.
+    const matchers = await Promise.all(shares.map(([viewerId]) => this.matcher(viewerId, 'home')));
+    for (let i = 0; i < shares.length; i++) {
+      const subs = shares[i]![1];
+      const { matches, hidden } = matchers[i]!.match(view);
       if (hidden) continue;
       const frame =
         matches.length === 0
@@ -698,13 +744,32 @@ export class StreamingService {
     );
   }
 
+  /**
+   * A viewer's filters, cached (a change clears them at once, in every process). Past MATCHER_TTL_MS
+   * they are read again in the background and the held ones serve meanwhile: an event never waits
+   * for a crowd of viewers' filters to be re-read at once.
+   */
   private matcher(viewerId: string, context: FilterContext): Promise<StatusFilterMatcher> {
     const key = `${viewerId}:${context}`;
     const cached = this.matchers.get(key);
     if (cached && Date.now() - cached.at < MATCHER_TTL_MS) return cached.matcher;
     const matcher = this.deps.filters.matcher(viewerId, context);
-    this.matchers.set(key, { at: Date.now(), matcher });
-    matcher.catch(() => this.matchers.delete(key));
+    const entry = { at: Date.now(), matcher };
+    if (cached) {
+      // Replaced once read, unless cleared (a change) or replaced meanwhile.
+      cached.at = Date.now();
+      matcher.then(
+        () => {
+          if (this.matchers.get(key) === cached) this.matchers.set(key, entry);
+        },
+        () => undefined,
+      );
+      return cached.matcher;
+    }
+    this.matchers.set(key, entry);
+    matcher.catch(() => {
+      if (this.matchers.get(key) === entry) this.matchers.delete(key);
+    });
     return matcher;
   }
 
@@ -720,6 +785,21 @@ export class StreamingService {
       this.deps.logger.debug({ err: error }, 'a stream frame could not be written');
     }
   }
+}
+
+/** A status's reads for delivery, made before its turn (StreamingService.prepareStatus). */
+interface PreparedStatus {
+  facts: StatusFacts;
+  /** Viewers with a home stream here whose feed holds it. */
+  homeViewers: string[];
+  /** Lists with a stream here whose feed holds it. */
+  listIds: string[];
+  /** Its rendering without a viewer; undefined when only direct streams may receive it. */
+  shared: StatusView | undefined;
+  /** Of `checked`, the viewers with something of their own on it (rendered for themselves). */
+  flagged: ReadonlySet<string>;
+  /** The viewers whose flags were read. */
+  checked: ReadonlySet<string>;
 }
 
 /**

@@ -467,6 +467,53 @@ describe('streaming API: WebSocket and server-sent events (issue 16 §1, not-sho
     await socket(token);
   });
 
+  it('cuts a socket whose unsent frames pass the bound (a client too slow to follow); the others keep receiving', async () => {
+    const previous = t.ctx.streaming.maxBufferedBytes;
+    t.ctx.streaming.maxBufferedBytes = 64 * 1024;
+    try {
+      // 50 tags, each on hashtag and hashtag:local: every post is 100 frames of ~10 KB to this socket,
+      // more than the kernel's loopback buffers (a few MB) take in a few posts.
+      const tags = Array.from({ length: 50 }, (_, i) => `slow${String(i).padStart(2, '0')}`);
+      const slow = await socket(bob);
+      const before = countSubscriptions(t);
+      for (const tag of tags) {
+        slow.send({ type: 'subscribe', stream: 'hashtag', tag });
+        slow.send({ type: 'subscribe', stream: 'hashtag:local', tag });
+      }
+      await until(() => countSubscriptions(t) === before + 100);
+      const healthy = await socket(carol);
+      await subscribe(healthy, { stream: 'hashtag', tag: tags[0]! });
+      const closed = new Promise<number>((resolve) => slow.ws.once('close', (code) => resolve(code)));
+      slow.ws.on('error', () => undefined);
+      // The client stops reading: what the server sends piles up in its buffers.
+      slow.ws.pause();
+
+      const text = tags.map((tag) => `#${tag}`).join(' ');
+      const ids: string[] = [];
+      for (let n = 0; n < 12 && t.ctx.streaming.openConnections === 2; n++) {
+        ids.push(await post(alice, { status: `Slow ${n} ${text}` }));
+        await settle();
+        await event(healthy, 'update', (frame) => statusOf(frame).id === ids.at(-1));
+      }
+      // The slow socket is cut on the server (its streams end), the healthy one got every post.
+      await until(() => t.ctx.streaming.openConnections === 1);
+      expect(countSubscriptions(t)).to.equal(before + 1);
+      expect(healthy.ws.readyState).to.equal(healthy.ws.OPEN);
+      const got = healthy.frames.all.filter((frame) => frame.event === 'update').map((f) => statusOf(f).id);
+      expect(got).to.deep.equal(ids);
+      // Abruptly (no close frame: it would wait behind the backlog), after part of the backlog.
+      slow.ws.resume();
+      expect(await closed).to.equal(1006);
+      expect(ids.length).to.be.below(12);
+      const received = slow.frames.all.filter((frame) => frame.event === 'update').length;
+      expect(received)
+        .to.be.greaterThan(0)
+        .and.below(ids.length * 100);
+    } finally {
+      t.ctx.streaming.maxBufferedBytes = previous;
+    }
+  });
+
   it('SSE: events as `event:`/`data:` frames with `:thump` heartbeats; 400/401 JSON for bad requests; health', async () => {
     const previous = t.ctx.streaming.heartbeatMs;
     t.ctx.streaming.heartbeatMs = 100;
