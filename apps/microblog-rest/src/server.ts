@@ -56,6 +56,7 @@ import { withFastLane } from './http/fast-lane.js';
 import { healthRouter } from './http/health.js';
 import { homeRouter } from './http/home.js';
 import { refuseUnstorableBody, refuseUnstorableUrl } from './http/text-guard.js';
+import { onlyItsPaths } from './http/route-prefixes.js';
 import { migrationSets } from './migrations/index.js';
 import { signInFlow } from './modules/oauth/authorize/sign-in-flow.js';
 import { ensureWebApplication } from './modules/oauth/authorize/web-app.js';
@@ -90,18 +91,20 @@ export function createApp(ctx: AppContext): express.Express {
   app.use(refuseUnstorableUrl());
   // The Atom feeds (`/users/:name.atom`, before the actor documents' `/users/:name`) and Salmon
   // (its own XML body parser).
-  app.use(ostatusRouter(ctx.ostatus));
+  app.use(onlyItsPaths(ostatusRouter(ctx.ostatus)));
   // WebFinger, host-meta, actor documents (`/users/:name`, `/actor`) and the inboxes; before the
   // body parsers: an inbox verifies the Digest over the raw bytes.
-  app.use(ctx.federation.routes({ actorPath: '/users/:name', instanceActorPath: '/actor' }));
+  app.use(onlyItsPaths(ctx.federation.routes({ actorPath: '/users/:name', instanceActorPath: '/actor' })));
   // Status ids and the actor collections (outbox, followers, following, featured)
   app.use(
-    statusesFederationRouter({
-      statusFederation: ctx.statusFederation,
-      actors: ctx.actors,
-      federation: ctx.federation,
-      publicUrl: ctx.config.http.publicUrl,
-    }),
+    onlyItsPaths(
+      statusesFederationRouter({
+        statusFederation: ctx.statusFederation,
+        actors: ctx.actors,
+        federation: ctx.federation,
+        publicUrl: ctx.config.http.publicUrl,
+      }),
+    ),
   );
   app.use(bodyParsers(ctx.config.http.bodyLimitBytes));
   app.use(refuseUnstorableBody());
@@ -132,8 +135,8 @@ export function createApp(ctx: AppContext): express.Express {
     keys: ctx.formKeys,
   });
   // / and /health (http/)
-  app.use(homeRouter(ctx.instance, config.instance.sourceUrl));
-  app.use(healthRouter(ctx.sequelize));
+  app.use(onlyItsPaths(homeRouter(ctx.instance, config.instance.sourceUrl)));
+  app.use(onlyItsPaths(healthRouter(ctx.sequelize)));
   const statusDeps = {
     statuses: ctx.statuses,
     accounts,
@@ -160,104 +163,118 @@ export function createApp(ctx: AppContext): express.Express {
   };
   // /@name and /@name/:id, the pages of accounts and posts (web/)
   app.use(
-    profilePagesRouter({
-      sequelize: ctx.sequelize,
-      actors: ctx.actors,
-      remoteImages: ctx.remoteMedia,
-      accounts,
-      statuses: ctx.statuses,
-      sessions: ctx.sessions,
-      instance: ctx.instance,
-      json: statusDeps.json,
-      domain: config.http.domain,
-    }),
+    onlyItsPaths(
+      profilePagesRouter({
+        sequelize: ctx.sequelize,
+        actors: ctx.actors,
+        remoteImages: ctx.remoteMedia,
+        accounts,
+        statuses: ctx.statuses,
+        sessions: ctx.sessions,
+        instance: ctx.instance,
+        json: statusDeps.json,
+        domain: config.http.domain,
+      }),
+    ),
   );
   // /api/accounts/:id and /api/statuses*, the early API (api/)
-  app.use(earlyStatusesRouter({ ...statusDeps, users: ctx.users, limiter: ctx.rateLimiter }));
+  app.use(onlyItsPaths(earlyStatusesRouter({ ...statusDeps, users: ctx.users, limiter: ctx.rateLimiter })));
   // /api/accounts/:id(/following|followers|follow|unfollow) and /api/follows
   // /api/oembed: the oEmbed provider for our statuses
-  app.use(oembedRouter({ statuses: ctx.statuses, publicUrl, providerName: config.http.domain }));
-  app.use(earlyAccountsRouter(accounts, relationships, ctx.users, ctx.rateLimiter, publicUrl));
-  app.use(earlyFollowsRouter(relationships, ctx.users, ctx.rateLimiter, publicUrl));
+  app.use(
+    onlyItsPaths(oembedRouter({ statuses: ctx.statuses, publicUrl, providerName: config.http.domain })),
+  );
+  app.use(onlyItsPaths(earlyAccountsRouter(accounts, relationships, ctx.users, ctx.rateLimiter, publicUrl)));
+  app.use(onlyItsPaths(earlyFollowsRouter(relationships, ctx.users, ctx.rateLimiter, publicUrl)));
   // The hot reads (api/hot-reads.ts), before the routers whose paths they share (`accounts/:id`)
-  app.use(hotReadsRouter(hotReads(ctx), guards));
+  app.use(onlyItsPaths(hotReadsRouter(hotReads(ctx), guards)));
   // /api/v1/* (api/v1/<resource>.ts)
   app.use(
-    accountsRouter({
-      accounts,
-      relationships,
-      oauth: ctx.oauth,
-      guards,
-      limiter: ctx.rateLimiter,
-      publicUrl,
-      bodyLimitBytes,
-      uploads: { limits: config.media.limits, dir: config.media.incomingDir },
-    }),
+    onlyItsPaths(
+      accountsRouter({
+        accounts,
+        relationships,
+        oauth: ctx.oauth,
+        guards,
+        limiter: ctx.rateLimiter,
+        publicUrl,
+        bodyLimitBytes,
+        uploads: { limits: config.media.limits, dir: config.media.incomingDir },
+      }),
+    ),
   );
-  app.use(accountStatusesRouter({ ...statusDeps, sequelize: ctx.sequelize }));
-  app.use(discoveryRouter(guards));
-  app.use(announcementsRouter({ announcements: ctx.announcements, accounts, guards, publicUrl }));
-  app.use(appsRouter(ctx.oauth, bodyLimitBytes, ctx.push.vapidPublicKey));
-  app.use(blocksRouter(relationships, guards, publicUrl));
-  app.use(domainBlocksRouter(relationships, guards, publicUrl));
-  app.use(followRequestsRouter(relationships, guards, publicUrl));
-  app.use(mutesRouter(relationships, guards, publicUrl));
-  app.use(preferencesRouter(accounts, guards));
-  app.use(instanceV1Router(ctx.instanceDocuments));
-  app.use(mediaV1Router(mediaDeps));
+  app.use(onlyItsPaths(accountStatusesRouter({ ...statusDeps, sequelize: ctx.sequelize })));
+  app.use(onlyItsPaths(discoveryRouter(guards)));
   app.use(
-    statusesRouter({
-      ...statusDeps,
-      accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
-      scheduledStatuses: ctx.scheduledStatuses,
-    }),
+    onlyItsPaths(announcementsRouter({ announcements: ctx.announcements, accounts, guards, publicUrl })),
   );
-  app.use(statusCardRouter(statusDeps));
-  app.use(scheduledStatusesRouter({ ...statusDeps, scheduledStatuses: ctx.scheduledStatuses }));
-  app.use(pushRouter({ push: ctx.push, accounts, guards }));
-  app.use(markersRouter(ctx.markers, accounts, guards));
-  app.use(pollsRouter({ ...statusDeps, polls: ctx.polls }));
-  app.use(timelinesRouter({ ...statusDeps, timelines: ctx.timelines, lists: ctx.lists }));
-  app.use(tagsRouter({ ...statusDeps, tags: ctx.tags }));
+  app.use(onlyItsPaths(appsRouter(ctx.oauth, bodyLimitBytes, ctx.push.vapidPublicKey)));
+  app.use(onlyItsPaths(blocksRouter(relationships, guards, publicUrl)));
+  app.use(onlyItsPaths(domainBlocksRouter(relationships, guards, publicUrl)));
+  app.use(onlyItsPaths(followRequestsRouter(relationships, guards, publicUrl)));
+  app.use(onlyItsPaths(mutesRouter(relationships, guards, publicUrl)));
+  app.use(onlyItsPaths(preferencesRouter(accounts, guards)));
+  app.use(onlyItsPaths(instanceV1Router(ctx.instanceDocuments)));
+  app.use(onlyItsPaths(mediaV1Router(mediaDeps)));
   app.use(
-    conversationsRouter({
-      ...statusDeps,
-      conversations: ctx.conversations,
-      accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
-    }),
+    onlyItsPaths(
+      statusesRouter({
+        ...statusDeps,
+        accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+        scheduledStatuses: ctx.scheduledStatuses,
+      }),
+    ),
+  );
+  app.use(onlyItsPaths(statusCardRouter(statusDeps)));
+  app.use(onlyItsPaths(scheduledStatusesRouter({ ...statusDeps, scheduledStatuses: ctx.scheduledStatuses })));
+  app.use(onlyItsPaths(pushRouter({ push: ctx.push, accounts, guards })));
+  app.use(onlyItsPaths(markersRouter(ctx.markers, accounts, guards)));
+  app.use(onlyItsPaths(pollsRouter({ ...statusDeps, polls: ctx.polls })));
+  app.use(onlyItsPaths(timelinesRouter({ ...statusDeps, timelines: ctx.timelines, lists: ctx.lists })));
+  app.use(onlyItsPaths(tagsRouter({ ...statusDeps, tags: ctx.tags })));
+  app.use(
+    onlyItsPaths(
+      conversationsRouter({
+        ...statusDeps,
+        conversations: ctx.conversations,
+        accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+      }),
+    ),
   );
   app.use(
-    listsRouter({
-      lists: ctx.lists,
-      accounts,
-      guards,
-      publicUrl,
-      accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
-    }),
+    onlyItsPaths(
+      listsRouter({
+        lists: ctx.lists,
+        accounts,
+        guards,
+        publicUrl,
+        accountViews: { sequelize: ctx.sequelize, actors: ctx.actors, remoteImages: ctx.remoteMedia },
+      }),
+    ),
   );
-  app.use(favouritesRouter({ ...statusDeps, timelines: ctx.timelines }));
-  app.use(bookmarksRouter({ ...statusDeps, timelines: ctx.timelines }));
-  app.use(notificationsV1Router(notificationDeps));
-  app.use(filtersV1Router(notificationDeps));
+  app.use(onlyItsPaths(favouritesRouter({ ...statusDeps, timelines: ctx.timelines })));
+  app.use(onlyItsPaths(bookmarksRouter({ ...statusDeps, timelines: ctx.timelines })));
+  app.use(onlyItsPaths(notificationsV1Router(notificationDeps)));
+  app.use(onlyItsPaths(filtersV1Router(notificationDeps)));
   // /api/v1/streaming/* as server-sent events (the WebSocket is attached to the HTTP server in start())
-  app.use(streamingRouter({ streaming: ctx.streaming, oauth: ctx.oauth, accounts }));
+  app.use(onlyItsPaths(streamingRouter({ streaming: ctx.streaming, oauth: ctx.oauth, accounts })));
   // /api/v2/* (api/v2/<resource>.ts)
-  app.use(instanceV2Router(ctx.instanceDocuments));
-  app.use(mediaV2Router(mediaDeps));
-  app.use(searchRouter({ ...statusDeps, search: ctx.search }));
-  app.use(notificationsV2Router(notificationDeps));
-  app.use(filtersV2Router(notificationDeps));
+  app.use(onlyItsPaths(instanceV2Router(ctx.instanceDocuments)));
+  app.use(onlyItsPaths(mediaV2Router(mediaDeps)));
+  app.use(onlyItsPaths(searchRouter({ ...statusDeps, search: ctx.search })));
+  app.use(onlyItsPaths(notificationsV2Router(notificationDeps)));
+  app.use(onlyItsPaths(filtersV2Router(notificationDeps)));
   // /oauth/* (oauth/) and /auth/* (auth/)
-  app.use(oauthTokensRouter(ctx.oauth, ctx.rateLimiter, bodyLimitBytes));
-  app.use(authorizeRouter(signIn));
-  app.use(sessionsRouter(signIn));
-  app.use(accountConfirmationRouter(accounts, ctx.rateLimiter));
+  app.use(onlyItsPaths(oauthTokensRouter(ctx.oauth, ctx.rateLimiter, bodyLimitBytes)));
+  app.use(onlyItsPaths(authorizeRouter(signIn)));
+  app.use(onlyItsPaths(sessionsRouter(signIn)));
+  app.use(onlyItsPaths(accountConfirmationRouter(accounts, ctx.rateLimiter)));
   // /.well-known/oauth-authorization-server, /.well-known/nodeinfo and /nodeinfo/* (well-known/)
-  app.use(oauthMetadataRouter(ctx.oauth, publicUrl));
-  app.use(nodeInfoRouter(ctx.instanceDocuments));
+  app.use(onlyItsPaths(oauthMetadataRouter(ctx.oauth, publicUrl)));
+  app.use(onlyItsPaths(nodeInfoRouter(ctx.instanceDocuments)));
   // Generated images: /images/preview.png, the missing avatar and header (assets/)
-  app.use(previewImageRouter());
-  app.use(missingImagesRouter());
+  app.use(onlyItsPaths(previewImageRouter()));
+  app.use(onlyItsPaths(missingImagesRouter()));
   // Uploaded files (attachments, avatars, headers) under stable URLs; a missing one is a JSON 404.
   app.use('/system', serveMedia(ctx.mediaStorage));
 

@@ -48,10 +48,13 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
   const { timelines, guards } = deps;
   const router = Router();
 
-  const sendPage = (req: Request, res: Response, ids: string[], json: StatusJson[]) => {
+  const setLinks = (req: Request, res: Response, ids: string[]) => {
     const first = ids[0];
     const last = ids.at(-1);
     setPageLinks(req, res, deps.publicUrl, first && last ? { newest: first, oldest: last } : null);
+  };
+  const sendPage = (req: Request, res: Response, ids: string[], json: StatusJson[]) => {
+    setLinks(req, res, ids);
     res.json(json);
   };
   const answer = async (
@@ -78,7 +81,8 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
       if (page.entries.some((entry) => entry.status.hasPoll || entry.reblog?.hasPoll)) {
         return answer(req, res, ids, page.accountId, 'home');
       }
-      const json = await timelines.rendered.render(
+      // Already JSON text (ADR 0039): sent as res.json would send it, without serializing again.
+      const text = await timelines.rendered.render(
         page.entries,
         page.accountId,
         {
@@ -88,7 +92,8 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
         deps.json,
         page.hasFilters && deps.filters ? await deps.filters.matcher(page.accountId, 'home') : null,
       );
-      sendPage(req, res, ids, json);
+      setLinks(req, res, ids);
+      res.type('json').send(text);
     }),
   );
 

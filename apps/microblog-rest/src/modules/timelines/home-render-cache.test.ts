@@ -176,6 +176,64 @@ describe('home timeline: rendered statuses cached per process (ADR 0039)', () =>
     }
   });
 
+  it('sends the bytes the serializer gives: own pinned status, reblog, filter results', async () => {
+    const raw = async (server: TestServer, path: string) => {
+      const response = await fetch(`${server.url}${path}`, {
+        headers: { Authorization: `Bearer ${viewer.token}` },
+      });
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+      return response.text();
+    };
+    const own = await rest<Json>(a.url, '/api/v1/statuses', {
+      method: 'POST',
+      token: viewer.token,
+      json: { status: 'My own "quoted" post \u2603 </script> with a filtered word' },
+    });
+    expect(own.status).to.equal(200);
+    const ownId = String(own.body.id);
+    const pin = await rest(a.url, `/api/v1/statuses/${ownId}/pin`, { method: 'POST', token: viewer.token });
+    expect(pin.status).to.equal(200);
+    await drain();
+    for (const server of [a, b]) {
+      await raw(server, '/api/v1/timelines/home');
+      const page = await raw(server, '/api/v1/timelines/home');
+      const ids = (JSON.parse(page) as Json[]).map((entry) => String(entry.id));
+      expect(ids).to.include(ownId);
+      const singles = await Promise.all(ids.map((id) => raw(server, `/api/v1/statuses/${id}`)));
+      expect(page).to.equal(`[${singles.join(',')}]`);
+      expect(JSON.parse(page)[0]).to.include({ id: ownId, pinned: true });
+    }
+
+    const filter = await rest<Json>(a.url, '/api/v2/filters', {
+      method: 'POST',
+      token: viewer.token,
+      json: {
+        title: 'Words',
+        context: ['home'],
+        filter_action: 'warn',
+        keywords_attributes: [{ keyword: 'filtered' }],
+      },
+    });
+    expect(filter.status).to.equal(200);
+    for (const server of [a, b]) {
+      const page = JSON.parse(await raw(server, '/api/v1/timelines/home')) as Json[];
+      for (const entry of page) {
+        const single = JSON.parse(await raw(server, `/api/v1/statuses/${String(entry.id)}`)) as Json;
+        expect(JSON.stringify({ ...entry, filtered: [] })).to.equal(JSON.stringify(single));
+      }
+      const filtered = entryOf(page, ownId)!.filtered as Json[];
+      expect(filtered).to.have.length(1);
+      expect(filtered[0]).to.deep.include({ keyword_matches: ['filtered'] });
+      expect((filtered[0]!.filter as Json).title).to.equal('Words');
+    }
+    const removed = await rest(a.url, `/api/v2/filters/${String(filter.body.id)}`, {
+      method: 'DELETE',
+      token: viewer.token,
+    });
+    expect(removed.status).to.equal(200);
+  });
+
   it('pages with max_id, since_id and min_id as before, and refuses a disabled login', async () => {
     const all = await home(a);
     const ids = all.map((entry) => String(entry.id));

@@ -1,7 +1,8 @@
-import type { SerializableAccount, AccountJson } from '../../../entities/account.js';
+import { randomUUID } from 'node:crypto';
+import type { SerializableAccount } from '../../../entities/account.js';
 import { serializeFilterResult } from '../../../entities/filter.js';
 import { serializeAccount } from '../../../entities/account.js';
-import { serializeStatus, type StatusJson, type StatusJsonContext } from '../../../entities/status.js';
+import { serializeStatus, type StatusJsonContext } from '../../../entities/status.js';
 import type { StatusFilterMatcher } from '../../notifications/filter.service.js';
 import type { StatusView } from './status.view.js';
 
@@ -37,15 +38,27 @@ export interface RenderLoaders {
   accounts(ids: readonly string[]): Promise<Map<string, SerializableAccount>>;
 }
 
-interface Cached<V, J> {
+interface Cached<V> {
   stamp: string;
   expires: number;
   view: V;
-  json: J;
+  /** The rendered JSON text cut at its `SLOTS` (ADR 0039, round 2): n slots, n + 1 fragments. */
+  text: readonly string[];
 }
 
-type CachedStatus = Cached<StatusView, StatusJson>;
-type CachedAccount = Cached<SerializableAccount, AccountJson>;
+type CachedStatus = Cached<StatusView>;
+type CachedAccount = Cached<SerializableAccount>;
+
+/**
+ * Where a page splices what it reads fresh into the cached text: the keys, in the serializer's order,
+ * whose values change without moving a render stamp. A status rendered without a viewer ends with
+ * `tagged_collections`; the viewer's flags follow it, as `serializeStatus` appends them.
+ */
+const STATUS_SLOTS = ['account', 'reblogs_count', 'favourites_count', 'replies_count', 'reblog'] as const;
+const ACCOUNT_SLOTS = ['followers_count', 'following_count', 'statuses_count', 'last_status_at'] as const;
+
+/** A marker no rendered value can hold (a fresh UUID per process), replaced by each slot's cut. */
+const SLOT_MARK = `agora-slot-${randomUUID()}-`;
 
 /** Entries kept per kind; the oldest inserted go first. */
 const MAX_ENTRIES = 20_000;
@@ -76,8 +89,10 @@ export class RenderedStatuses {
   }
 
   /**
-   * The JSON of `entries` for `viewerId`, in order; statuses that could not be rendered (gone
-   * meanwhile) are left out, and with a `matcher` those a `hide` filter matches.
+   * The JSON text of the array of `entries` for `viewerId`, in order, byte for byte what
+   * `JSON.stringify` gives of the statuses `serializeStatus` renders for the viewer; statuses that
+   * could not be rendered (gone meanwhile) are left out, and with a `matcher` those a `hide` filter
+   * matches. The cached text is joined with the fresh counters and flags: nothing is serialized again.
    */
   async render(
     entries: readonly RenderEntry[],
@@ -85,31 +100,33 @@ export class RenderedStatuses {
     loaders: RenderLoaders,
     context: StatusJsonContext,
     matcher: StatusFilterMatcher | null,
-  ): Promise<StatusJson[]> {
+  ): Promise<string> {
     const { statuses, accounts } = await this.fill(entries, loaders, context);
-    const compose = (facts: RenderFacts, nested: boolean, reblog: StatusJson | null = null) => {
+    const compose = (facts: RenderFacts, nested: boolean, reblog: string, filtered: string) => {
       const status = statuses.get(facts.id);
       const account = accounts.get(facts.accountId);
-      return status && account ? merge(facts, status.json, account.json, viewerId, nested, reblog) : null;
+      return status && account
+        ? statusText(facts, status.text, account.text, viewerId, nested, reblog, filtered)
+        : null;
     };
-    const out: StatusJson[] = [];
+    const out: string[] = [];
     for (const { status, reblog } of entries) {
-      const nested = reblog === null ? null : compose(reblog, true);
-      if (reblog !== null && nested === null) continue;
-      const json = compose(status, false, nested);
-      if (json === null) continue;
-      if (matcher !== null) {
+      const nested = reblog === null ? 'null' : compose(reblog, true, 'null', '[]');
+      if (nested === null) continue;
+      let filtered = '[]';
+      if (matcher !== null && statuses.has(status.id)) {
         const view: StatusView = {
           ...statuses.get(status.id)!.view,
           reblog: reblog === null ? null : statuses.get(reblog.id)!.view,
         };
         const { matches, hidden } = matcher.match(view);
         if (hidden) continue;
-        json.filtered = matches.map(serializeFilterResult);
+        filtered = JSON.stringify(matches.map(serializeFilterResult));
       }
-      out.push(json);
+      const text = compose(status, false, nested, filtered);
+      if (text !== null) out.push(text);
     }
-    return out;
+    return `[${out.join(',')}]`;
   }
 
   /**
@@ -161,7 +178,8 @@ export class RenderedStatuses {
           const view = views.get(facts.id);
           if (!view) return undefined;
           const bare: StatusView = { ...view, reblog: null, viewer: null, viewerId: null };
-          const entry = { stamp: facts.stamp, expires, view: bare, json: serializeStatus(bare, context) };
+          const text = cut(serializeStatus(bare, context), STATUS_SLOTS);
+          const entry = { stamp: facts.stamp, expires, view: bare, text };
           put(this.statuses, facts.id, entry);
           return entry;
         });
@@ -186,7 +204,8 @@ export class RenderedStatuses {
             // Its status went meanwhile: read the account itself for the page's other statuses.
             (await loaders.accounts([id])).get(id);
           if (!view) return undefined;
-          const entry = { stamp, expires, view, json: serializeAccount(view, context.publicUrl) };
+          const text = cut(serializeAccount(view, context.publicUrl), ACCOUNT_SLOTS);
+          const entry = { stamp, expires, view, text };
           put(this.accounts, id, entry);
           return entry;
         });
@@ -223,46 +242,93 @@ export class RenderedStatuses {
 }
 
 /**
- * The entity as `serializeStatus` writes it for the viewer: the cached rendering with the fresh
- * counters, account and flags in their places (`muted` is false on a nested reblog; `pinned` is
- * shown on the viewer's own statuses only).
+ * The JSON text of `json` cut at the values of `slots` (top-level keys it has, in its key order):
+ * the fragments around them, so that joining them with the slots' values in between gives
+ * `JSON.stringify(json)` with those values.
  */
-function merge(
-  facts: RenderFacts,
-  status: StatusJson,
-  account: AccountJson,
-  viewerId: string,
-  nested: boolean,
-  reblog: StatusJson | null,
-): StatusJson {
-  const json: StatusJson = {
-    ...status,
-    account: {
-      ...account,
-      followers_count: facts.followersCount,
-      following_count: facts.followingCount,
-      statuses_count: facts.statusesCount,
-      last_status_at: facts.lastStatusDay,
-    },
-    reblogs_count: facts.reblogsCount,
-    favourites_count: facts.favouritesCount,
-    replies_count: facts.repliesCount,
-    reblog,
-  };
-  json.favourited = facts.favourited;
-  json.reblogged = facts.reblogged;
-  json.muted = nested ? false : facts.muted;
-  json.bookmarked = facts.bookmarked;
-  if (viewerId === facts.accountId) json.pinned = facts.pinned;
-  json.filtered = [];
-  return json;
+function cut(json: object, slots: readonly string[]): string[] {
+  const marked: Record<string, unknown> = { ...json };
+  slots.forEach((key, index) => {
+    if (!(key in marked)) throw new Error(`rendered entity has no ${key}`);
+    marked[key] = `${SLOT_MARK}${index}`;
+  });
+  const text = JSON.stringify(marked);
+  const fragments: string[] = [];
+  let from = 0;
+  slots.forEach((key, index) => {
+    const mark = `"${SLOT_MARK}${index}"`;
+    const at = text.indexOf(mark, from);
+    if (at < 0) throw new Error(`rendered entity lost its ${key}`);
+    fragments.push(text.slice(from, at));
+    from = at + mark.length;
+  });
+  fragments.push(text.slice(from));
+  return fragments;
 }
 
-function fresh<V, J>(entry: Cached<V, J> | undefined, stamp: string, now: number): entry is Cached<V, J> {
+/**
+ * The status's text as `serializeStatus` writes it for the viewer: the cached fragments with the
+ * fresh account counters, status counters, reblog and flags in their places (`muted` is false on a
+ * nested reblog; `pinned` is shown on the viewer's own statuses only; `filtered` last).
+ */
+function statusText(
+  facts: RenderFacts,
+  status: readonly string[],
+  account: readonly string[],
+  viewerId: string,
+  nested: boolean,
+  reblog: string,
+  filtered: string,
+): string {
+  const accountText =
+    account[0]! +
+    jsonNumber(facts.followersCount) +
+    account[1]! +
+    jsonNumber(facts.followingCount) +
+    account[2]! +
+    jsonNumber(facts.statusesCount) +
+    account[3]! +
+    (facts.lastStatusDay === null ? 'null' : JSON.stringify(facts.lastStatusDay)) +
+    account[4]!;
+  // The status rendered without a viewer ends with `}`: the viewer's fields go before it.
+  const tail = status[5]!;
+  return (
+    status[0]! +
+    accountText +
+    status[1]! +
+    jsonNumber(facts.reblogsCount) +
+    status[2]! +
+    jsonNumber(facts.favouritesCount) +
+    status[3]! +
+    jsonNumber(facts.repliesCount) +
+    status[4]! +
+    reblog +
+    tail.slice(0, -1) +
+    ',"favourited":' +
+    String(facts.favourited) +
+    ',"reblogged":' +
+    String(facts.reblogged) +
+    ',"muted":' +
+    String(nested ? false : facts.muted) +
+    ',"bookmarked":' +
+    String(facts.bookmarked) +
+    (viewerId === facts.accountId ? ',"pinned":' + String(facts.pinned) : '') +
+    ',"filtered":' +
+    filtered +
+    '}'
+  );
+}
+
+/** A counter as JSON writes it (a count is a finite integer; anything else is a bug upstream). */
+function jsonNumber(value: number): string {
+  return JSON.stringify(value);
+}
+
+function fresh<V>(entry: Cached<V> | undefined, stamp: string, now: number): entry is Cached<V> {
   return entry !== undefined && entry.stamp === stamp && entry.expires > now;
 }
 
-function put<V, J>(map: Map<string, Cached<V, J>>, id: string, entry: Cached<V, J>): void {
+function put<V>(map: Map<string, Cached<V>>, id: string, entry: Cached<V>): void {
   map.delete(id);
   map.set(id, entry);
   if (map.size > MAX_ENTRIES) {

@@ -40,23 +40,25 @@ export interface HomePage {
 }
 
 /** The facts read per status, as `<prefix>_<fact>` columns. */
-type FactName =
-  | 'stamp'
-  | 'has_poll'
-  | 'replies'
-  | 'reblogs'
-  | 'favourites'
-  | 'account'
-  | 'account_stamp'
-  | 'followers'
-  | 'following'
-  | 'statuses'
-  | 'last_status_day'
-  | 'favourited'
-  | 'reblogged'
-  | 'bookmarked'
-  | 'muted'
-  | 'pinned';
+const FACT_NAMES = [
+  'stamp',
+  'has_poll',
+  'replies',
+  'reblogs',
+  'favourites',
+  'account',
+  'account_stamp',
+  'followers',
+  'following',
+  'statuses',
+  'last_status_day',
+  'favourited',
+  'reblogged',
+  'bookmarked',
+  'muted',
+  'pinned',
+] as const;
+type FactName = (typeof FACT_NAMES)[number];
 
 /** The facts of status `x` (and its account) under column names `<prefix>_<fact>`, for viewer `v`. */
 function factColumns(x: string, prefix: string): string {
@@ -192,25 +194,38 @@ export async function readHomePage(
   return { accountId: first.viewer, hasFilters: first.has_filters, entries };
 }
 
+/** The column of each fact, per prefix, named once rather than per row. */
+const COLUMNS = {
+  s: columnsOf('s'),
+  r: columnsOf('r'),
+};
+
+function columnsOf(prefix: 's' | 'r'): Record<FactName, string> {
+  return Object.fromEntries(FACT_NAMES.map((name) => [name, `${prefix}_${name}`])) as Record<
+    FactName,
+    string
+  >;
+}
+
 function facts(row: PageRow, prefix: 's' | 'r', id: string): StatusFacts {
-  const get = (name: FactName) => row[`${prefix}_${name}`];
+  const c = COLUMNS[prefix];
   return {
     id,
-    stamp: get('stamp') as string,
-    hasPoll: get('has_poll') as boolean,
-    repliesCount: get('replies') as number,
-    reblogsCount: get('reblogs') as number,
-    favouritesCount: get('favourites') as number,
-    accountId: get('account') as string,
-    accountStamp: (get('account_stamp') as string | null) ?? '',
-    followersCount: (get('followers') as number | null) ?? 0,
-    followingCount: (get('following') as number | null) ?? 0,
-    statusesCount: (get('statuses') as number | null) ?? 0,
-    lastStatusDay: get('last_status_day') as string | null,
-    favourited: get('favourited') as boolean,
-    reblogged: get('reblogged') as boolean,
-    bookmarked: get('bookmarked') as boolean,
-    muted: get('muted') as boolean,
-    pinned: get('pinned') as boolean,
+    stamp: row[c.stamp] as string,
+    hasPoll: row[c.has_poll] as boolean,
+    repliesCount: row[c.replies] as number,
+    reblogsCount: row[c.reblogs] as number,
+    favouritesCount: row[c.favourites] as number,
+    accountId: row[c.account] as string,
+    accountStamp: (row[c.account_stamp] as string | null) ?? '',
+    followersCount: (row[c.followers] as number | null) ?? 0,
+    followingCount: (row[c.following] as number | null) ?? 0,
+    statusesCount: (row[c.statuses] as number | null) ?? 0,
+    lastStatusDay: row[c.last_status_day] as string | null,
+    favourited: row[c.favourited] as boolean,
+    reblogged: row[c.reblogged] as boolean,
+    bookmarked: row[c.bookmarked] as boolean,
+    muted: row[c.muted] as boolean,
+    pinned: row[c.pinned] as boolean,
   };
 }
