@@ -14,7 +14,13 @@ import { fileURLToPath } from 'node:url';
 import { createSequelize } from '@agora/db';
 import { signRequest } from '@agora/federation';
 import { startInboxServers, type InboxServers, type InboxStats } from './inbox-servers.js';
-import { freePort, launchServer, type RunningServer } from './processes.js';
+import {
+  freePort,
+  launchServer,
+  type RunningServer,
+  type BenchEnvironment,
+  type BenchOutcome,
+} from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
 import { microblogViewer } from './seeds-microblog.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
@@ -33,19 +39,12 @@ const POSTERS = 4;
 /** Everything not delivered this long after the last POST is reported as lost. */
 const GIVE_UP_MS = 60_000;
 
-export interface DeliveryOptions {
+export interface DeliveryOptions extends BenchEnvironment {
   /** Statuses posted (each one signed POST per instance). */
   statuses: number;
-  createDatabase(label: string): Promise<string>;
-  dataDir: string;
-  serverEnv(extra: Record<string, string>): Record<string, string>;
-  print(line: string): void;
-  signal?: AbortSignal;
 }
 
-export interface DeliveryResult {
-  outcome: 'ok' | 'errors' | 'failed';
-  problems: string[];
+export interface DeliveryResult extends BenchOutcome {
   instances: number;
   followers: number;
   statuses: number;

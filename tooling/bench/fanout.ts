@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createSequelize, QueryTypes } from '@agora/db';
-import { freePort, launchServer, type RunningServer } from './processes.js';
+import {
+  freePort,
+  launchServer,
+  type RunningServer,
+  type BenchEnvironment,
+  type BenchOutcome,
+} from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
 import { FAN_OUT_FOLLOWERS, seedFanOut } from './seeds-microblog.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
@@ -25,21 +31,14 @@ const POLL_MS = 10;
 /** A post not fanned out after this is reported as failed. */
 const GIVE_UP_MS = 30_000;
 
-export interface FanOutOptions {
+export interface FanOutOptions extends BenchEnvironment {
   /** Posts sent. */
   posts: number;
   /** Milliseconds between the starts of two posts (posts overlap fan-outs when shorter than one). */
   intervalMs: number;
-  createDatabase(label: string): Promise<string>;
-  dataDir: string;
-  serverEnv(extra: Record<string, string>): Record<string, string>;
-  print(line: string): void;
-  signal?: AbortSignal;
 }
 
-export interface FanOutResult {
-  outcome: 'ok' | 'errors' | 'failed';
-  problems: string[];
+export interface FanOutResult extends BenchOutcome {
   followers: number;
   posts: number;
   intervalMs: number;

@@ -11,7 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { createSequelize } from '@agora/db';
 import type { ResolvedKey } from '@agora/federation';
 import { startLoopbackInbox, type LoopbackInbox } from '@agora/federation/testing';
-import { freePort, launchServer, type RunningServer } from './processes.js';
+import {
+  freePort,
+  launchServer,
+  type RunningServer,
+  type BenchEnvironment,
+  type BenchOutcome,
+} from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
 import { createConfirmedUsers, eventsAccessToken, eventsProfile, postGraphQL } from './seeds.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
@@ -24,19 +30,12 @@ export const GROUP_DELIVERY_INSTANCES = 50;
 const GIVE_UP_MS = 60_000;
 const POLL_MS = 10;
 
-export interface GroupDeliveryOptions {
+export interface GroupDeliveryOptions extends BenchEnvironment {
   /** Posts sent, one after the other (each waits for its deliveries). */
   posts: number;
-  createDatabase(label: string): Promise<string>;
-  dataDir: string;
-  serverEnv(extra: Record<string, string>): Record<string, string>;
-  print(line: string): void;
-  signal?: AbortSignal;
 }
 
-export interface GroupDeliveryResult {
-  outcome: 'ok' | 'errors' | 'failed';
-  problems: string[];
+export interface GroupDeliveryResult extends BenchOutcome {
   members: number;
   instances: number;
   posts: number;

@@ -121,3 +121,21 @@ export function killAllServersNow(): void {
   }
   live.clear();
 }
+
+/** What the runner gives each benchmark that starts its own server (fan-out, uploads, delivery…). */
+export interface BenchEnvironment {
+  /** A fresh database URL per label. */
+  createDatabase(label: string): Promise<string>;
+  /** A folder for the servers' files. */
+  dataDir: string;
+  /** The environment of a service process, with `extra` added. */
+  serverEnv(extra: Record<string, string>): Record<string, string>;
+  print(line: string): void;
+  signal?: AbortSignal;
+}
+
+/** How such a benchmark ended: `errors` when requests failed, `failed` when it could not measure. */
+export interface BenchOutcome {
+  outcome: 'ok' | 'errors' | 'failed';
+  problems: string[];
+}

@@ -15,7 +15,13 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { freePort, launchServer, type RunningServer } from './processes.js';
+import {
+  freePort,
+  launchServer,
+  type RunningServer,
+  type BenchEnvironment,
+  type BenchOutcome,
+} from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
 import { microblogViewer, seedLocalFollowers } from './seeds-microblog.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
@@ -33,23 +39,16 @@ const PER_TOKEN_CAP = 50;
 const OPEN_TIMEOUT_MS = 120_000;
 const FRAME_TIMEOUT_MS = 30_000;
 
-export interface StreamingOptions {
+export interface StreamingOptions extends BenchEnvironment {
   sockets: number;
   /** Users (one token each) the sockets are spread over. */
   users: number;
   posts: number;
   /** Milliseconds between the starts of two posts. */
   intervalMs: number;
-  createDatabase(label: string): Promise<string>;
-  dataDir: string;
-  serverEnv(extra: Record<string, string>): Record<string, string>;
-  print(line: string): void;
-  signal?: AbortSignal;
 }
 
-export interface StreamingResult {
-  outcome: 'ok' | 'errors' | 'failed';
-  problems: string[];
+export interface StreamingResult extends BenchOutcome {
   sockets: number;
   users: number;
   posts: number;

@@ -9,7 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import sharp from 'sharp';
-import { freePort, launchServer, type RunningServer } from './processes.js';
+import { freePort, launchServer, type RunningServer, type BenchEnvironment } from './processes.js';
 import { percentile } from './report.js';
 import { SERVICE_ENTRY, type ServiceName } from './scenarios.js';
 import { createConfirmedUsers, eventsAccessToken, eventsProfile, microblogUserToken } from './seeds.js';
@@ -548,17 +548,9 @@ export interface UploadBenchResult {
   services: UploadServiceResult[];
 }
 
-export interface UploadBenchOptions {
+export interface UploadBenchOptions extends BenchEnvironment {
   /** Seconds of uploads per service, and of idle probing before them. */
   seconds: number;
-  /** A fresh database URL per label. */
-  createDatabase(label: string): Promise<string>;
-  /** A folder for the services' files (each service's is removed after it ran). */
-  dataDir: string;
-  /** The environment of a service process, with `extra` added. */
-  serverEnv(extra: Record<string, string>): Record<string, string>;
-  print(line: string): void;
-  signal?: AbortSignal;
 }
 
 async function measureService(
