@@ -7,3 +7,4 @@ export * from './mail/index.js';
 export * from './process/index.js';
 export * from './counters/counter-registry.js';
 export * from './text/storable-text.js';
+export * from './text/uuid.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/core';
+import { BadInput, Forbidden, isUuid, logFailure, type Logger, NotFound, type PubSub } from '@agora/core';
 import {
   ACTIVITY_ACCEPT,
   ACTOR_TYPES,
@@ -618,7 +618,7 @@ export class EventFederation {
 
   /** `/events/:uuid` as ActivityPub: public and unlisted published local events; remote ones redirect. */
   async eventDocument(uuid: string): Promise<ServedObject | null> {
-    if (!UUID.test(uuid)) return null;
+    if (!isUuid(uuid)) return null;
     const event = await this.one<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events e WHERE e.uuid = :uuid`, {
       uuid,
     });
@@ -630,7 +630,7 @@ export class EventFederation {
 
   /** `/comments/:uuid` as ActivityPub: comments under events others may see (tombstones included). */
   async commentDocument(uuid: string): Promise<ServedObject | null> {
-    if (!UUID.test(uuid)) return null;
+    if (!isUuid(uuid)) return null;
     const comment = await this.one<CommentRow>(
       `SELECT ${COMMENT_COLUMNS} FROM comments c WHERE c.uuid = :uuid`,
       {
@@ -822,16 +822,10 @@ export class EventFederation {
   }
 
   /** Federation follows a committed write: its failure is logged, never the request's. */
-  private async safely(what: string, run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (err) {
-      this.logger.error({ err }, `federation of a ${what} failed`);
-    }
+  private safely(what: string, run: () => Promise<void>): Promise<void> {
+    return logFailure(this.logger, `federation of a ${what} failed`, run);
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function nullWhenNotFound(error: unknown): null {
   if (error instanceof NotFound) return null;

@@ -1,3 +1,4 @@
+import { isUuid } from '@agora/core';
 import type { Logger } from '@agora/core';
 import type { Actor, ActorStore, Federation } from '@agora/federation';
 import { QueryTypes, type Sequelize } from 'sequelize';
@@ -7,7 +8,7 @@ import { roleInGroup } from '../modules/members/member-roles.js';
 import { isMemberRole } from '../modules/members/member-row.js';
 import { isPublished } from '../modules/posts/post.service.js';
 import { POST_COLUMNS, type PostRow } from '../modules/posts/post-row.js';
-import { isUuid, RESOURCE_COLUMNS, type ResourceRow } from '../modules/resources/resource-row.js';
+import { RESOURCE_COLUMNS, type ResourceRow } from '../modules/resources/resource-row.js';
 import {
   TODO_COLUMNS,
   TODO_LIST_COLUMNS,

@@ -1,4 +1,13 @@
-import { BadInput, Forbidden, NotFound, type JobQueue, type Logger, type PubSub } from '@agora/core';
+import {
+  BadInput,
+  Forbidden,
+  isUuid,
+  type JobQueue,
+  logFailure,
+  type Logger,
+  NotFound,
+  type PubSub,
+} from '@agora/core';
 import {
   idOf,
   sameOrigin,
@@ -372,7 +381,7 @@ export class GroupContentFederation {
     if (signer.local || (await this.commentByUrl(url))) return;
     const message = {
       url,
-      uuid: typeof note.uuid === 'string' && UUID.test(note.uuid) ? note.uuid.toLowerCase() : null,
+      uuid: typeof note.uuid === 'string' && isUuid(note.uuid) ? note.uuid.toLowerCase() : null,
       publishedAt: dateOf(note.published),
     };
     const content = typeof note.content === 'string' ? note.content : '';
@@ -561,16 +570,10 @@ export class GroupContentFederation {
   }
 
   /** Federation follows a committed write: its failure is logged, never the request's. */
-  private async safely(what: string, run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (err) {
-      this.logger.error({ err }, `federation of a ${what} failed`);
-    }
+  private safely(what: string, run: () => Promise<void>): Promise<void> {
+    return logFailure(this.logger, `federation of a ${what} failed`, run);
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Out to others: not a draft, and its publication time has come. */
 function postIsOut(post: PostRow, now: Date): boolean {

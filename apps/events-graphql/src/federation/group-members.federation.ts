@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BadInput, Forbidden, NotFound, type Logger } from '@agora/core';
+import { BadInput, Forbidden, isUuid, logFailure, type Logger, NotFound } from '@agora/core';
 import {
   EVENTS_LD_CONTEXT,
   idOf,
@@ -384,7 +384,7 @@ export class GroupMemberFederation {
     uuid: string,
     reader: Actor | null,
   ): Promise<ServedObject | 'unsigned' | 'refused' | null> {
-    if (!UUID.test(uuid)) return null;
+    if (!isUuid(uuid)) return null;
     const [member] = await this.options.sequelize.query<MemberRow>(
       `SELECT ${MEMBER_COLUMNS} FROM members m WHERE m.uuid = :uuid`,
       { type: QueryTypes.SELECT, replacements: { uuid } },
@@ -426,12 +426,8 @@ export class GroupMemberFederation {
   }
 
   /** Federation follows a committed write: its failure is logged, never the request's. */
-  private async safely(what: string, run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (err) {
-      this.logger.error({ err }, `federation of a group ${what} failed`);
-    }
+  private safely(what: string, run: () => Promise<void>): Promise<void> {
+    return logFailure(this.logger, `federation of a group ${what} failed`, run);
   }
 }
 
@@ -465,5 +461,3 @@ function roleOf(object: unknown): MemberRole | null {
 function isRefusal(error: unknown): error is Error {
   return error instanceof BadInput || error instanceof NotFound || error instanceof Forbidden;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

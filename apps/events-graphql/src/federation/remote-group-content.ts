@@ -1,3 +1,4 @@
+import { isUuid } from '@agora/core';
 import { randomUUID } from 'node:crypto';
 import type { Logger, PubSub } from '@agora/core';
 import {
@@ -30,7 +31,6 @@ export const REMOTE_GROUP_OBJECT_TYPES = [
 const TITLE_MAX = 200;
 const TEXT_MAX = 100_000;
 const MEMBER_ROLES_SQL = `(${MEMBER_OF_GROUP.map((role) => `'${role}'`).join(', ')})`;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface RemoteGroupContentOptions {
   sequelize: Sequelize;
@@ -203,7 +203,7 @@ export class RemoteGroupContent {
       );
       if (!discussion) return null;
       const uuid =
-        typeof object.uuid === 'string' && UUID.test(object.uuid) ? object.uuid.toLowerCase() : randomUUID();
+        typeof object.uuid === 'string' && isUuid(object.uuid) ? object.uuid.toLowerCase() : randomUUID();
       const [comment] = await this.select<{ id: string }>(
         `INSERT INTO comments (uuid, url, text, actor_id, attributed_to_id, discussion_id, in_reply_to_comment_id,
            origin_comment_id, visibility, local, published_at)

@@ -1,3 +1,4 @@
+import { isUuid } from '@agora/core';
 import { idOf, sanitizeRemoteHtml } from '@agora/federation';
 import { EVENT_CATEGORIES } from '../modules/config/event-categories.js';
 import type { AddressInput } from '../modules/events/event.service.js';
@@ -46,7 +47,6 @@ export interface RemoteNoteValues {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LANGUAGE_TAG = /^[a-z]{2,3}(-[a-z0-9]{1,8}){0,4}$/i;
 const CATEGORIES: ReadonlySet<string> = new Set(EVENT_CATEGORIES.map((category) => category.id));
 /** Remote texts are cut where ours are refused: a peer's longer title still shows. */
@@ -84,7 +84,7 @@ export function parseRemoteEvent(object: Record<string, unknown>): Parsed<Remote
     ok: true,
     value: {
       url,
-      uuid: typeof object.uuid === 'string' && UUID.test(object.uuid) ? object.uuid.toLowerCase() : null,
+      uuid: typeof object.uuid === 'string' && isUuid(object.uuid) ? object.uuid.toLowerCase() : null,
       title,
       description,
       beginsOn,
@@ -123,7 +123,7 @@ export function parseRemoteNote(object: Record<string, unknown>): Parsed<RemoteN
     ok: true,
     value: {
       url,
-      uuid: typeof object.uuid === 'string' && UUID.test(object.uuid) ? object.uuid.toLowerCase() : null,
+      uuid: typeof object.uuid === 'string' && isUuid(object.uuid) ? object.uuid.toLowerCase() : null,
       text: sanitized,
       attributedToUri: idOf(
         Array.isArray(object.attributedTo) ? object.attributedTo[0] : object.attributedTo,

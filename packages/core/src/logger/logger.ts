@@ -36,3 +36,15 @@ export function createLogger(options: LoggerOptions): Logger {
     base: { service: options.name },
   });
 }
+
+/**
+ * Runs what follows a committed change (federation, outbound protocols): its failure is logged with
+ * `message`, never thrown to the request or job that committed the change.
+ */
+export async function logFailure(logger: Logger, message: string, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (err) {
+    logger.error({ err }, message);
+  }
+}

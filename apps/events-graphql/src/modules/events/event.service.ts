@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isRowId } from '@agora/db';
-import { BadInput, Forbidden, NotFound, type JobQueue } from '@agora/core';
+import { BadInput, Forbidden, isUuid, type JobQueue, NotFound } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import { sanitizeRemoteHtml, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
@@ -151,7 +151,6 @@ const LOCAL_OR_FOLLOWED_SQL = `(e.local OR e.organizer_actor_id IN (
     JOIN actors o ON lower(o.domain) = lower(t.domain)
    WHERE r.uri = :instanceActorUri))`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The rules of events: who organizes, what is stored, who reads drafts and who changes them. */
@@ -388,7 +387,7 @@ export class EventService {
    * still to come only for their organizer's owner.
    */
   async get(uuid: string, viewer: SessionUser | null): Promise<EventRow> {
-    const row = UUID.test(uuid) ? await this.one('e.uuid = :uuid', { uuid }) : null;
+    const row = isUuid(uuid) ? await this.one('e.uuid = :uuid', { uuid }) : null;
     if (!row) throw new NotFound(EVENT_MESSAGES.notFound, { code: 'event_not_found' });
     const restricted = row.draft || row.visibility === 'PRIVATE' || row.publishedAt === null;
     if (restricted && !(viewer && (await this.mayRead(viewer, row)))) {

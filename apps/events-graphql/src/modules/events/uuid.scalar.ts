@@ -1,11 +1,9 @@
+import { isUuid } from '@agora/core';
 import { GraphQLScalarType, Kind } from 'graphql';
 import { InvalidScalarValue } from '../../graphql/invalid-arguments.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function parseUuid(value: unknown): string {
-  if (typeof value !== 'string' || !UUID.test(value))
-    throw new InvalidScalarValue('UUID must be a UUID string');
+  if (typeof value !== 'string' || !isUuid(value)) throw new InvalidScalarValue('UUID must be a UUID string');
   return value.toLowerCase();
 }
 

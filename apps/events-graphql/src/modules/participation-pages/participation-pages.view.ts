@@ -1,7 +1,6 @@
+import { isUuid } from '@agora/core';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { ParticipantRole } from '../participations/participant-row.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a page about one anonymous participation shows. */
 export interface PageParticipation {
@@ -28,7 +27,7 @@ export class ParticipationPagesView {
 
   /** The participation of event `uuid` with this cancellation token, or null. */
   async byCancellationToken(uuid: string, token: string): Promise<PageParticipation | null> {
-    if (!UUID.test(uuid)) return null;
+    if (!isUuid(uuid)) return null;
     // events.uuid is unique; the event's participants are read through (event_id, role, id).
     const [row] = await this.sequelize.query<PageParticipation>(
       `SELECT e.id::text AS "eventId", e.title AS "eventTitle", e.url AS "eventUrl", p.role

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionUser } from '@agora/auth';
-import { BadInput, Forbidden, NotFound } from '@agora/core';
+import { BadInput, Forbidden, isUuid, NotFound } from '@agora/core';
 import { sanitizeRemoteHtml, type Actor } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { ActivityService } from '../activities/activity.service.js';
@@ -26,7 +26,6 @@ export const POST_MESSAGES = {
 const TITLE_MAX = 1_000;
 const BODY_MAX = 100_000;
 const REFUSAL = { code: 'unknown_error' } as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface PostInput {
   title?: string | null | undefined;
@@ -228,7 +227,7 @@ export class PostService {
 
   /** The post by id (for activities' objects), whatever its visibility; null when gone. */
   async byId(id: string): Promise<PostRow | null> {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     const [post] = await this.options.sequelize.query<PostRow>(
       `SELECT ${POST_COLUMNS} FROM posts p WHERE p.id = :id`,
       { type: QueryTypes.SELECT, replacements: { id } },
@@ -237,7 +236,7 @@ export class PostService {
   }
 
   private async existing(id: string): Promise<PostRow> {
-    if (!UUID.test(id)) throw new BadInput(POST_MESSAGES.invalidId, REFUSAL);
+    if (!isUuid(id)) throw new BadInput(POST_MESSAGES.invalidId, REFUSAL);
     const post = await this.byId(id);
     if (!post) throw new NotFound(POST_MESSAGES.doesNotExist, REFUSAL);
     return post;

@@ -53,10 +53,3 @@ export function rootFolder(groupId: string, createdAt: Date): ResourceRow {
 export function isRootFolder(resource: Pick<ResourceRow, 'id'>): boolean {
   return resource.id.startsWith(ROOT_PREFIX);
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Whether a caller's id can name a stored resource, todo list or todo (UUIDs); others are "not found". */
-export function isUuid(id: string): boolean {
-  return UUID.test(id);
-}

@@ -1,6 +1,7 @@
+import { isUuid } from '@agora/core';
 import DataLoader from 'dataloader';
 import type { AppContext } from '../../context.js';
-import { isUuid, type ResourceRow } from './resource-row.js';
+import type { ResourceRow } from './resource-row.js';
 import { loadOwnedPages, pageKeyOf, type Page, type PageKey } from './views/owned-pages.js';
 import { ResourcesView } from './views/resources.view.js';
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { BadInput, Forbidden, NotFound, type Logger } from '@agora/core';
+import { BadInput, Forbidden, isUuid, type Logger, NotFound } from '@agora/core';
 import { isRowId } from '@agora/db';
 import type { Actor } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { roleInGroup } from '../members/member-roles.js';
 import { isMemberRole } from '../members/member-row.js';
 import type { LinkPreviews, LinkMetadata } from './link-preview.js';
-import { isRootFolder, isUuid, RESOURCE_COLUMNS, rootFolder, type ResourceRow } from './resource-row.js';
+import { isRootFolder, RESOURCE_COLUMNS, rootFolder, type ResourceRow } from './resource-row.js';
 
 /** The reference's texts (plain-string refusals: `unknown_error`, status_code 500), and ours where it has none. */
 export const RESOURCE_MESSAGES = {

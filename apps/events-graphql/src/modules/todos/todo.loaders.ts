@@ -1,6 +1,6 @@
+import { isUuid } from '@agora/core';
 import DataLoader from 'dataloader';
 import type { AppContext } from '../../context.js';
-import { isUuid } from '../resources/resource-row.js';
 import { loadOwnedPages, pageKeyOf, type Page, type PageKey } from '../resources/views/owned-pages.js';
 import type { TodoListRow, TodoRow } from './todo-row.js';
 import { TodosView } from './views/todos.view.js';

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { BadInput, Forbidden, NotFound } from '@agora/core';
+import { BadInput, Forbidden, isUuid, NotFound } from '@agora/core';
 import { isRowId } from '@agora/db';
 import type { Actor } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { roleInGroup } from '../members/member-roles.js';
 import { isMemberRole } from '../members/member-row.js';
-import { isUuid } from '../resources/resource-row.js';
 import { TODO_COLUMNS, TODO_LIST_COLUMNS, type TodoListRow, type TodoRow } from './todo-row.js';
 
 /** The reference's texts (plain-string refusals: `unknown_error`, status_code 500), and ours where it has none. */

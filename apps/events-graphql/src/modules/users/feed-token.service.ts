@@ -1,7 +1,7 @@
 import { isRowId } from '@agora/db';
 import { randomUUID } from 'node:crypto';
 import type { SessionUser } from '@agora/auth';
-import { BadInput, Forbidden } from '@agora/core';
+import { BadInput, Forbidden, isUuid } from '@agora/core';
 import { QueryTypes, type Sequelize } from 'sequelize';
 
 /** A private feed token: all the user's profiles' events, or one profile's (`actorId`). */
@@ -17,7 +17,6 @@ export interface DeletedFeedToken {
   actor: { id: string } | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COLUMNS = 'token::text AS token, user_id::text AS "userId", actor_id::text AS "actorId"';
 
 /** The reference's refusals, plain strings (answered as unknown_error). */
@@ -47,7 +46,7 @@ export class FeedTokenService {
   }
 
   async delete(user: SessionUser, token: string): Promise<DeletedFeedToken> {
-    if (!UUID.test(token)) throw new BadInput(FEED_TOKEN_MESSAGES.invalid);
+    if (!isUuid(token)) throw new BadInput(FEED_TOKEN_MESSAGES.invalid);
     const [found] = await this.sequelize.query<FeedTokenRecord>(
       `SELECT ${COLUMNS} FROM feed_tokens WHERE token = $1`,
       { bind: [token], type: QueryTypes.SELECT },

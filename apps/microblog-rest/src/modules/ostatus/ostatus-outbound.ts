@@ -1,4 +1,4 @@
-import { BadInput, NotFound, type JobQueue, type JobOptions, type Logger } from '@agora/core';
+import { BadInput, type JobOptions, type JobQueue, logFailure, type Logger, NotFound } from '@agora/core';
 import {
   FetchRefusedError,
   type Actor,
@@ -443,11 +443,7 @@ export class OStatusOutbound {
     return row?.yes === true;
   }
 
-  private async safely(what: string, run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      this.logger.error({ err: error }, `OStatus: handling ${what} failed`);
-    }
+  private safely(what: string, run: () => Promise<void>): Promise<void> {
+    return logFailure(this.logger, `OStatus: handling ${what} failed`, run);
   }
 }

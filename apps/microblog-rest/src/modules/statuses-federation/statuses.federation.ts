@@ -1,4 +1,4 @@
-import { BadInput, NotFound, type JobQueue, type Logger } from '@agora/core';
+import { BadInput, type JobQueue, logFailure, type Logger, NotFound } from '@agora/core';
 import { isRowId } from '@agora/db';
 import {
   ACTIVITY_ACCEPT,
@@ -947,12 +947,8 @@ export class StatusFederation {
   }
 
   /** A hook's failure is logged, never thrown to the request or job that committed the change. */
-  private async safely(what: string, run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (err) {
-      this.logger.error({ err }, `federating a ${what} failed`);
-    }
+  private safely(what: string, run: () => Promise<void>): Promise<void> {
+    return logFailure(this.logger, `federating a ${what} failed`, run);
   }
 }
 
