@@ -1,5 +1,4 @@
 import { isUuid } from '@agora/core';
-import type { Logger } from '@agora/core';
 import type { Actor, ActorStore, Federation } from '@agora/federation';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { COMMENT_COLUMNS, type CommentRow } from '../modules/comments/comment-row.js';
@@ -29,8 +28,6 @@ export interface GroupContentDocumentsOptions {
   sequelize: Sequelize;
   actors: ActorStore;
   federation: Federation;
-  logger: Logger;
-  publicUrl: string;
 }
 
 /** A signed GET as the route saw it. */

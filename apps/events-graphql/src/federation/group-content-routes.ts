@@ -1,7 +1,8 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { ACTIVITY_JSON_UTF8, wantsActivityPub, type Actor } from '@agora/federation';
+import { wantsActivityPub, type Actor } from '@agora/federation';
 import type { AppContext } from '../context.js';
 import type { ServedObject } from './events.federation.js';
+import { sendServedObject } from './object-routes.js';
 
 type Find = (param: string, reader: Actor | null) => Promise<ServedObject | null | 'pass'>;
 
@@ -27,9 +28,7 @@ export function groupContentObjectsRouter(ctx: AppContext): Router {
         });
         const found = await find(String(req.params[param]), reader);
         if (found === 'pass') return next();
-        if (!found) return void res.status(404).json({ error: 'Record not found' });
-        if ('redirect' in found) return res.redirect(302, found.redirect);
-        res.status(200).set('Content-Type', ACTIVITY_JSON_UTF8).send(JSON.stringify(found.document));
+        sendServedObject(res, found);
       })().catch(next);
     };
   router.get(

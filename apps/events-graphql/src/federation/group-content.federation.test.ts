@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { DELIVERY_JOB, INBOX_JOB, signRequest, type Actor } from '@agora/federation';
-import { FakeRemote, type FakeActor, type ReceivedActivity } from '@agora/federation/testing';
+import { DELIVERY_JOB, INBOX_JOB, type Actor } from '@agora/federation';
+import { FakeRemote, getAs, type FakeActor, type ReceivedActivity } from '@agora/federation/testing';
 import { drainDueJobs } from '@agora/db/testing';
 import { QueryTypes } from 'sequelize';
 import { discussionComments } from '../modules/discussions/discussion-changes.js';
@@ -664,18 +664,7 @@ describe('group content federation (issue 14 §10)', function () {
   });
 
   describe('object URLs (content negotiation)', () => {
-    const AP = 'application/activity+json';
-    const get = async (url: string, signer?: FakeActor) => {
-      const headers: Record<string, string> = { accept: AP };
-      const signed = signer
-        ? signRequest({ method: 'GET', url, headers }, { keyId: signer.keyId, privateKey: signer.privateKey })
-        : headers;
-      const response = await fetch(url, { headers: signed, redirect: 'manual' });
-      return {
-        status: response.status,
-        body: response.status === 200 ? ((await response.json()) as Record<string, unknown>) : null,
-      };
-    };
+    const get = getAs;
     const CREATE_WITH_SLUG = `mutation($g: ID!, $title: String!, $body: String!, $visibility: PostVisibility) {
       createPost(attributedToId: $g, title: $title, body: $body, visibility: $visibility) { slug url } }`;
 

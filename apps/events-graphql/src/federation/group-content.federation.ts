@@ -87,7 +87,7 @@ export class GroupContentFederation {
     this.logger = options.logger.child({ component: 'group-content-federation' });
     this.clock = options.clock ?? (() => new Date());
     this.remote = new RemoteGroupContent({ ...options, logger: this.logger });
-    this.documents = new GroupContentDocuments({ ...options, logger: this.logger });
+    this.documents = new GroupContentDocuments(options);
   }
 
   // ---- Outbound ----------------------------------------------------------------------------------

@@ -1,13 +1,11 @@
-import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { DELIVERY_JOB, INBOX_JOB, signRequest } from '@agora/federation';
-import { FakeRemote, type FakeActor, type ReceivedActivity } from '@agora/federation/testing';
+import { DELIVERY_JOB, INBOX_JOB } from '@agora/federation';
+import { FakeRemote, getAs, type FakeActor, type ReceivedActivity } from '@agora/federation/testing';
 import { gql, ok, signedInAccount } from '../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 
-const AP = 'application/activity+json';
 const CREATE_PERSON = `mutation($name: String!) { createPerson(preferredUsername: $name) { id url } }`;
 const CREATE_GROUP = `mutation($name: String!) {
   createGroup(preferredUsername: $name, openness: MODERATED) { id url } }`;
@@ -76,32 +74,6 @@ describe('group federation end to end (issue 14 §10)', function () {
     return found.members.elements.find((member) => member.actor.url === actorUrl) ?? null;
   }
 
-  /** A GET of one of our URLs as ActivityPub, HTTP-signed by `signer` when given. */
-  function fetchAs(
-    url: string,
-    signer?: FakeActor,
-  ): Promise<{ status: number; body: Record<string, unknown> }> {
-    const headers: Record<string, string> = { accept: AP };
-    const signed = signer
-      ? signRequest({ method: 'GET', url, headers }, { keyId: signer.keyId, privateKey: signer.privateKey })
-      : { ...headers, host: new URL(url).host };
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(url, { method: 'GET', headers: signed }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: res.statusCode ?? 0,
-            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-          });
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  }
-
   before(async function () {
     remote = await FakeRemote.start();
     other = await FakeRemote.start();
@@ -143,7 +115,7 @@ describe('group federation end to end (issue 14 §10)', function () {
     await post(remote, alice, join);
     expect((await memberId(groupName, alice.uri))?.role).to.equal('NOT_APPROVED');
     expect(delivered(remote, 'Accept', (body) => objectOf(body).id === join.id)).to.have.length(0);
-    expect((await fetchAs(`${group.url}/members`, alice)).status).to.equal(403);
+    expect((await getAs(`${group.url}/members`, alice)).status).to.equal(403);
 
     // The local administrator approves through GraphQL: the group's signed Accept reaches alice.
     await approve(alice.uri);
@@ -158,10 +130,10 @@ describe('group federation end to end (issue 14 §10)', function () {
 
     // Members-only collections: signed by alice 200, unsigned 401.
     for (const collection of ['members', 'discussions']) {
-      expect((await fetchAs(`${group.url}/${collection}`)).status, collection).to.equal(401);
-      expect((await fetchAs(`${group.url}/${collection}`, alice)).status, collection).to.equal(200);
+      expect((await getAs(`${group.url}/${collection}`)).status, collection).to.equal(401);
+      expect((await getAs(`${group.url}/${collection}`, alice)).status, collection).to.equal(200);
     }
-    const members = await fetchAs(`${group.url}/members`, alice);
+    const members = await getAs(`${group.url}/members`, alice);
     const listed = (members.body.first as { orderedItems: Array<{ actor: string }> }).orderedItems;
     expect(listed.map((item) => item.actor)).to.include.members([alice.uri, bob.uri, lena.url, admin.url]);
 
@@ -177,7 +149,7 @@ describe('group federation end to end (issue 14 §10)', function () {
     const opening = delivered(remote, 'Create', (body) => objectOf(body).type === 'Note');
     expect(opening).to.have.length(1);
     const discussionUrl = String(objectOf(opening[0]!.body).context);
-    const listedDiscussions = await fetchAs(`${group.url}/discussions`, alice);
+    const listedDiscussions = await getAs(`${group.url}/discussions`, alice);
     expect(JSON.stringify(listedDiscussions.body)).to.include(discussionUrl);
 
     // lena listens over graphql-ws; alice answers from her instance.
@@ -259,8 +231,8 @@ describe('group federation end to end (issue 14 §10)', function () {
       object: group.url,
     });
     expect(await memberId(groupName, alice.uri)).to.equal(null);
-    expect((await fetchAs(`${group.url}/members`, alice)).status).to.equal(403);
-    expect((await fetchAs(`${group.url}/discussions`, alice)).status).to.equal(403);
+    expect((await getAs(`${group.url}/members`, alice)).status).to.equal(403);
+    expect((await getAs(`${group.url}/discussions`, alice)).status).to.equal(403);
     const heard = delivered(
       other,
       'Announce',

@@ -1,12 +1,10 @@
-import { request as httpRequest } from 'node:http';
 import { expect } from 'chai';
-import { DELIVERY_JOB, INBOX_JOB, signRequest } from '@agora/federation';
-import { FakeRemote, type FakeActor } from '@agora/federation/testing';
+import { DELIVERY_JOB, INBOX_JOB } from '@agora/federation';
+import { FakeRemote, getAs, type FakeActor } from '@agora/federation/testing';
 import { QueryTypes } from 'sequelize';
 import { gql, ok, signedInAccount } from '../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 
-const AP = 'application/activity+json';
 const CREATE_PERSON = `mutation($name: String!) { createPerson(preferredUsername: $name) { id url } }`;
 const CREATE_GROUP = `mutation($name: String!, $openness: Openness, $manual: Boolean) {
   createGroup(preferredUsername: $name, openness: $openness, manuallyApprovesFollowers: $manual) { id url } }`;
@@ -108,32 +106,6 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
     actor: actor.uri,
     object: group.url,
   });
-
-  /** A GET of one of our URLs as ActivityPub, signed (cavage) by `signer` when given. */
-  function fetchAs(
-    url: string,
-    signer?: FakeActor,
-  ): Promise<{ status: number; body: Record<string, unknown> }> {
-    const headers: Record<string, string> = { accept: AP };
-    const signed = signer
-      ? signRequest({ method: 'GET', url, headers }, { keyId: signer.keyId, privateKey: signer.privateKey })
-      : { ...headers, host: new URL(url).host };
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(url, { method: 'GET', headers: signed }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: res.statusCode ?? 0,
-            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-          });
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  }
 
   before(async function () {
     remote = await FakeRemote.start();
@@ -510,7 +482,7 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
       const second = await remote.follow(jo, manual.url, `${server.url}/inbox`);
       await drain();
       expect(received('Accept', (body) => objectOf(body)?.id === second.activity.id)).to.have.length(0);
-      const followers = await fetchAs(`${open.url}/followers`);
+      const followers = await getAs(`${open.url}/followers`);
       expect(followers.body.totalItems).to.equal(1);
       expect((followers.body.first as { orderedItems: string[] }).orderedItems).to.deep.equal([jo.uri]);
     });
@@ -557,18 +529,18 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
 
     it('serves members only to a request signed by a member, 10 a page', async () => {
       const url = `${group.url}/members`;
-      expect((await fetchAs(url)).status).to.equal(401);
+      expect((await getAs(url)).status).to.equal(401);
       const outsider = remote.addActor('outsider');
       await server.ctx.federation.remoteActors.resolve(outsider.uri);
-      expect((await fetchAs(url, outsider)).status).to.equal(403);
-      const collection = await fetchAs(url, member);
+      expect((await getAs(url, outsider)).status).to.equal(403);
+      const collection = await getAs(url, member);
       expect(collection.status).to.equal(200);
       expect(collection.body).to.include({ type: 'OrderedCollection', id: url, totalItems: 12 });
       const first = collection.body.first as { orderedItems: Array<Record<string, unknown>>; next: string };
       expect(first.orderedItems).to.have.length(10);
       expect(first.orderedItems[0]).to.include({ type: 'Member', object: group.url, role: 'member' });
       expect(first.next).to.equal(`${url}?page=2`);
-      const second = await fetchAs(first.next, member);
+      const second = await getAs(first.next, member);
       expect(second.body).to.include({ type: 'OrderedCollectionPage', partOf: url });
       expect(second.body.orderedItems).to.have.length(2);
       expect(second.body.next).to.equal(undefined);
@@ -594,12 +566,12 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
         );
       }
       const url = `${group.url}/events`;
-      const anonymous = await fetchAs(url);
+      const anonymous = await getAs(url);
       expect(anonymous.body.totalItems).to.equal(1);
       const items = (anonymous.body.first as { orderedItems: Array<Record<string, unknown>> }).orderedItems;
       expect(items[0]).to.include({ type: 'Event', name: 'Meet PUBLIC', attributedTo: group.url });
-      expect((await fetchAs(url, member)).body.totalItems).to.equal(2);
-      expect((await fetchAs(`${server.url}/@nosuchgroup/events`)).status).to.equal(404);
+      expect((await getAs(url, member)).body.totalItems).to.equal(2);
+      expect((await getAs(`${server.url}/@nosuchgroup/events`)).status).to.equal(404);
     });
 
     it('builds a page of events in a fixed number of queries, however many events it holds (no N+1)', async () => {
@@ -612,7 +584,7 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
           statements.push(String((query as { sql?: string }).sql ?? ''));
         });
         try {
-          const page = await fetchAs(url, member);
+          const page = await getAs(url, member);
           expect(page.status).to.equal(200);
           return {
             items: (page.body.first as { orderedItems: Array<Record<string, unknown>> }).orderedItems,
@@ -652,8 +624,8 @@ describe('group federation: memberships, follows, collections (issue 14 §10)', 
         `SELECT m.url FROM members m WHERE m.parent_id = :g AND m.actor_id = :a`,
         { type: QueryTypes.SELECT, replacements: { g: group.id, a: admin.id } },
       );
-      expect((await fetchAs(own!.url)).status).to.equal(401);
-      const document = await fetchAs(own!.url, member);
+      expect((await getAs(own!.url)).status).to.equal(401);
+      const document = await getAs(own!.url, member);
       expect(document.body).to.include({
         type: 'Member',
         id: own!.url,

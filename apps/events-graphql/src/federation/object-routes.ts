@@ -22,10 +22,7 @@ export function eventObjectsRouter(ctx: AppContext): Router {
           if (html === null) return next();
           return void res.set(HOME_PAGE_HEADERS).send(html);
         }
-        const found = await find(uuid);
-        if (!found) return void res.status(404).json({ error: 'Record not found' });
-        if ('redirect' in found) return res.redirect(302, found.redirect);
-        res.status(200).set('Content-Type', ACTIVITY_JSON_UTF8).send(JSON.stringify(found.document));
+        sendServedObject(res, await find(uuid));
       })().catch(next);
     };
   router.get(
@@ -56,4 +53,11 @@ async function eventPage(ctx: AppContext, uuid: string): Promise<string | null> 
 <link rel="alternate" type="application/activity+json" href="${escapeHtml(String(event.id))}"></head>
 <body><main><h1>${title}</h1><p>${escapeHtml(String(event.summary ?? ''))}</p></main></body>
 </html>`;
+}
+
+/** A stored object to an ActivityPub client: 404 when not served, 302 to a remote one's origin, else the document. */
+export function sendServedObject(res: Response, found: ServedObject | null): void {
+  if (!found) return void res.status(404).json({ error: 'Record not found' });
+  if ('redirect' in found) return res.redirect(302, found.redirect);
+  res.status(200).set('Content-Type', ACTIVITY_JSON_UTF8).send(JSON.stringify(found.document));
 }

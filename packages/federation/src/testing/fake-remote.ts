@@ -323,3 +323,22 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
     req.end(body);
   });
 }
+
+/**
+ * A GET of `url` as an ActivityPub client, HTTP-signed (cavage) by `signer` when given — how a remote
+ * server fetches a private object or collection. Redirects are not followed; a JSON body is parsed,
+ * anything else reads as `{}`.
+ */
+export async function getAs(
+  url: string,
+  signer?: FakeActor,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = { accept: 'application/activity+json' };
+  const signed = signer
+    ? signRequest({ method: 'GET', url, headers }, { keyId: signer.keyId, privateKey: signer.privateKey })
+    : headers;
+  const response = await fetch(url, { headers: signed, redirect: 'manual' });
+  const text = await response.text();
+  const json = /json/.test(response.headers.get('content-type') ?? '') && text !== '';
+  return { status: response.status, body: json ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
