@@ -366,6 +366,26 @@ describe('the group page answer cache (issue 14 performance)', function () {
     await sql(`UPDATE users SET role = 'USER' WHERE id = $1`, [userId]);
     expect((await page(group.people.outsider)).posts.elements.map((p) => p.title)).not.to.include('Members news');
 
+    // The page is asked as the user's default profile: another one, chosen by hand, is no member.
+    const second = await mutate<{ id: string }>(
+      group.people.member,
+      `mutation($u: String!) { createPerson(preferredUsername: $u) { id } }`,
+      { u: 'answerssecond' },
+      'createPerson',
+    );
+    expect((await page()).posts.elements.map((p) => p.title)).to.include('Members news');
+    await sql(
+      `INSERT INTO user_default_actors (user_id, actor_id) SELECT user_id, $1 FROM actors WHERE id = $1
+       ON CONFLICT (user_id) DO UPDATE SET actor_id = EXCLUDED.actor_id`,
+      [second.id],
+    );
+    expect((await page()).posts.elements.map((p) => p.title)).not.to.include('Members news');
+    await sql(`UPDATE user_default_actors SET actor_id = $1 WHERE actor_id = $2`, [
+      group.people.member.profileId,
+      second.id,
+    ]);
+    expect((await page()).posts.elements.map((p) => p.title)).to.include('Members news');
+
     // The member's membership removed by hand: they are an outsider now.
     await sql(`DELETE FROM members WHERE parent_id = $1 AND actor_id = $2`, [
       group.groupId,
