@@ -74,7 +74,10 @@ describe('the group page answer cache (issue 14 performance)', function () {
     try {
       const response = await gql(target, GROUP_DOCUMENTS.FetchGroupPublic, {
         ...(who === 'anonymous' ? {} : { token: who.token }),
-        variables: { name: group.groupName, afterDateTime: options.afterDateTime ?? new Date().toISOString() },
+        variables: {
+          name: group.groupName,
+          afterDateTime: options.afterDateTime ?? new Date().toISOString(),
+        },
       });
       return { page: ok<GroupPage>(response, 'group'), statements };
     } finally {
@@ -217,7 +220,12 @@ describe('the group page answer cache (issue 14 performance)', function () {
       (await visit(who)).page.organizedEvents.elements.map((event) => event.title);
 
     await visit();
-    await mutate(group.administrator, UPDATE_EVENT, { eventId: firstEvent.id, title: 'Picnic' }, 'updateEvent');
+    await mutate(
+      group.administrator,
+      UPDATE_EVENT,
+      { eventId: firstEvent.id, title: 'Picnic' },
+      'updateEvent',
+    );
     expect(await titles()).to.include('Picnic');
 
     const added = await mutate(
@@ -358,13 +366,19 @@ describe('the group page answer cache (issue 14 performance)', function () {
     expect((await page()).avatar?.url).to.match(/answers-avatar/);
 
     // An instance moderator sees what members see: the outsider made one by the admin tool.
-    const outsiderUser = await sql(`SELECT user_id FROM actors WHERE id = $1`, [group.people.outsider.profileId]);
+    const outsiderUser = await sql(`SELECT user_id FROM actors WHERE id = $1`, [
+      group.people.outsider.profileId,
+    ]);
     const [[{ user_id: userId }]] = outsiderUser as unknown as [[{ user_id: string }]];
-    expect((await page(group.people.outsider)).posts.elements.map((p) => p.title)).not.to.include('Members news');
+    expect((await page(group.people.outsider)).posts.elements.map((p) => p.title)).not.to.include(
+      'Members news',
+    );
     await sql(`UPDATE users SET role = 'MODERATOR' WHERE id = $1`, [userId]);
     expect((await page(group.people.outsider)).posts.elements.map((p) => p.title)).to.include('Members news');
     await sql(`UPDATE users SET role = 'USER' WHERE id = $1`, [userId]);
-    expect((await page(group.people.outsider)).posts.elements.map((p) => p.title)).not.to.include('Members news');
+    expect((await page(group.people.outsider)).posts.elements.map((p) => p.title)).not.to.include(
+      'Members news',
+    );
 
     // The page is asked as the user's default profile: another one, chosen by hand, is no member.
     const second = await mutate<{ id: string }>(

@@ -18,6 +18,8 @@ interface PageQuestion {
 
 /** What the page's key is made of, read in one statement with the generation. */
 export interface GroupPageWindow {
+  /** Whether the name is a group's: the edges are that group's (an unknown group is not cached). */
+  found: boolean;
   /** The counter the triggers of migration 20261129100000 bump at the commit of every write the page shows. */
   generation: string;
   /** The first begins_on of the group's events at or after `after` (null: none; `after` unset: null). */
@@ -35,11 +37,18 @@ export interface GroupPageWindow {
  * `publish_at` has come, the same set until the next one comes.
  */
 const WINDOWS = preparedStatement<
-  { n: number; generation: string; afterEdge: string | null; beforeEdge: string | null; nextPublishAt: number | null },
+  {
+    n: number;
+    found: boolean;
+    generation: string;
+    afterEdge: string | null;
+    beforeEdge: string | null;
+    nextPublishAt: number | null;
+  },
   [usernames: string[], domains: string[], afters: (string | null)[], befores: (string | null)[]]
 >({
   name: 'agora_group_answer_windows',
-  text: `SELECT q.n::int AS n, g.value::text AS generation,
+  text: `SELECT q.n::int AS n, a.id IS NOT NULL AS found, g.value::text AS generation,
        (SELECT min(e.begins_on)::text FROM events e
          WHERE e.attributed_to_id = a.id AND e.begins_on >= q.after) AS "afterEdge",
        (SELECT max(e.begins_on)::text FROM events e
@@ -81,6 +90,7 @@ export class GroupAnswerGeneration {
     return slots.map((slot) => {
       const row = byIndex.get(slot);
       return {
+        found: row?.found ?? false,
         generation: row?.generation ?? '0',
         afterEdge: row?.afterEdge ?? null,
         beforeEdge: row?.beforeEdge ?? null,
@@ -142,6 +152,8 @@ export const groupAnswerCache = () =>
         const before = dateVariable(variables['beforeDateTime']);
         if (typeof name !== 'string' || after === undefined || before === undefined) return UNCACHEABLE;
         const window = await context.app.groupAnswers.window(name, after, before);
+        // No such group: the answer is an error, never stored; and edges of nothing would key nothing.
+        if (!window.found) return UNCACHEABLE;
         const key = [
           context.userId ?? '',
           configId(context.app.instanceConfig.config()),
