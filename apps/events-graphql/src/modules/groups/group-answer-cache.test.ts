@@ -195,6 +195,32 @@ describe('the group page answer cache (issue 14 performance)', function () {
     );
   });
 
+  it('keys beforeDateTime by the last event at or before it', async () => {
+    const read = async (beforeDateTime: string) => {
+      let statements = 0;
+      server.ctx.sequelize.addHook('afterQuery', 'count-before', (_options, query) => {
+        const { sql: text } = query as unknown as { sql?: string };
+        if (text && /^\s*SELECT/i.test(text) && PAGE_TABLES.test(text)) statements += 1;
+      });
+      try {
+        const response = await gql(server, GROUP_DOCUMENTS.FetchGroupPublic, {
+          token: group.people.member.token,
+          variables: { name: group.groupName, afterDateTime: inDays(0), beforeDateTime },
+        });
+        const page = ok<GroupPage>(response, 'group');
+        return { titles: page.organizedEvents.elements.map((event) => event.title), statements };
+      } finally {
+        server.ctx.sequelize.removeHook('afterQuery', 'count-before');
+      }
+    };
+    expect((await read(inDays(1))).titles).to.deep.equal([]);
+    expect((await read(inDays(2))).statements).to.equal(0);
+    const week = await read(inDays(8));
+    expect(week.titles).to.include('Week picnic');
+    expect(week.statements).to.be.above(0);
+    expect((await read(inDays(9))).statements).to.equal(0);
+  });
+
   it('lists a scheduled post for non-members once its time has come, without any write', async () => {
     await mutate(
       group.administrator,
