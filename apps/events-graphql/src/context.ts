@@ -43,6 +43,7 @@ import { ParticipationService } from './modules/participations/participation.ser
 import { AnnouncementMails } from './modules/announcements/announcement-mails.js';
 import { exportJobs } from './modules/exports/exports.jobs.js';
 import { ParticipantExportService } from './modules/exports/participant-export.service.js';
+import { GroupAnswerGeneration } from './modules/groups/group-answer-cache.js';
 import { GroupService } from './modules/groups/group.service.js';
 import { MemberMails } from './modules/members/member-mails.js';
 import { MemberService } from './modules/members/member.service.js';
@@ -72,6 +73,8 @@ export interface AppServices {
   mailer: Mailer;
   /** Changes whenever anything an anonymous event page shows is written (the answer cache's token). */
   eventAnswers: EventAnswerGeneration;
+  /** Changes whenever anything the group page shows is written; with its windows of time (ADR 0046). */
+  groupAnswers: GroupAnswerGeneration;
   instanceConfig: InstanceConfigService;
   statistics: StatisticsService;
   languages: LanguageService;
@@ -176,6 +179,8 @@ export const AppContext = {
       });
     infrastructure.onClose(() => instanceConfig.stop());
     const eventAnswers = overrides.eventAnswers ?? new EventAnswerGeneration({ sequelize });
+    const groupAnswers =
+      overrides.groupAnswers ?? new GroupAnswerGeneration({ sequelize, domain: config.http.domain });
     const clock = overrides.clock ?? (() => new Date());
     const sessions =
       overrides.sessions ??
@@ -387,6 +392,7 @@ export const AppContext = {
       pubsub,
       mailer,
       eventAnswers,
+      groupAnswers,
       instanceConfig,
       statistics,
       languages: overrides.languages ?? new LanguageService(),

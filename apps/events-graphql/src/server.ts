@@ -24,6 +24,7 @@ import { uploadsOf } from './http/uploads.js';
 import { migrationSets } from './migrations/index.js';
 import { configAnswerCache } from './modules/config/config.answer-cache.js';
 import { eventAnswerCache } from './modules/events/event-answer-cache.js';
+import { groupAnswerCache } from './modules/groups/group-answer-cache.js';
 import { exportsRouter } from './modules/exports/exports.router.js';
 import { participationPagesRouter } from './modules/participation-pages/participation-pages.router.js';
 import { BearerAuthentication } from './modules/users/bearer-auth.js';
@@ -44,7 +45,7 @@ export function createServer(ctx: AppContext): AppServer {
   const apollo = createApollo({
     pipeline,
     nodeEnv: config.nodeEnv,
-    plugins: [configAnswerCache(), eventAnswerCache()],
+    plugins: [configAnswerCache(), eventAnswerCache(), groupAnswerCache()],
   });
   const bearer = new BearerAuthentication(ctx.sessions);
   let apolloHandler: RequestHandler | undefined;

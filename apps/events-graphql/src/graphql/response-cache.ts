@@ -13,12 +13,34 @@ import type { GraphQLContext } from './context.js';
  * For a root query field whose answer depends on nothing but its arguments and one piece of server
  * state: returns that state's current identity (for `config`, the cached configuration object, which
  * is replaced whenever the settings change), compared with `===`; or UNCACHEABLE when this caller's
- * answer must be computed (it depends on who asks).
+ * answer must be computed; or a `Keyed` state when the answer also depends on who asks or on a
+ * window the token found (ADR 0046).
  */
-export type StateToken = (context: GraphQLContext) => unknown;
+export type StateToken = (context: GraphQLContext, variables: Readonly<Record<string, unknown>>) => unknown;
+
+/**
+ * A token's state that also picks the answer's slot: answers are kept per `key` (who asks, which
+ * window of time), each served while `state` is unchanged; an answer computed at or after
+ * `validUntil` (epoch ms) is not stored, the key it was looked up under being over by then.
+ */
+export class Keyed {
+  constructor(
+    readonly key: string,
+    readonly state: unknown,
+    readonly validUntil: number = Infinity,
+  ) {}
+}
 
 /** What a token returns for a caller whose answer is never stored nor served from the cache. */
 export const UNCACHEABLE: unique symbol = Symbol('uncacheable');
+
+/** A looked-up slot: the variant's key, the state it was read under, until when it may be stored. */
+export interface Lookup {
+  key: string;
+  state: unknown[];
+  validUntil: number;
+  result?: FormattedExecutionResult;
+}
 
 interface Variant {
   state: unknown[];
@@ -62,6 +84,11 @@ export interface ResponseCacheOptions {
    * once per parsed document).
    */
   documents?: (document: DocumentNode) => boolean;
+  /**
+   * The part of the answer's key the variables make (JSON by default). A cache whose token keys by a
+   * variable's window (`Keyed`) leaves the raw value out here, or the window would never be shared.
+   */
+  variablesKey?: (variables: Readonly<Record<string, unknown>>) => string;
 }
 
 /**
@@ -91,18 +118,34 @@ export class ResponseCache {
 
   async lookup(
     plan: ResponsePlan,
-    variablesKey: string,
+    variables: Readonly<Record<string, unknown>> | undefined,
     context: GraphQLContext,
-  ): Promise<{ result?: FormattedExecutionResult; state: unknown[] } | undefined> {
+  ): Promise<Lookup | undefined> {
+    const given = variables ?? {};
     // A token may read its state (a promise): all of them are awaited together.
-    const state = await Promise.all(plan.tokens.map((token) => token(context)));
-    if (state.includes(UNCACHEABLE)) return undefined;
-    const variant = plan.variants.get(variablesKey);
+    const tokens = await Promise.all(plan.tokens.map((token) => token(context, given)));
+    if (tokens.includes(UNCACHEABLE)) return undefined;
+    let key = this.options.variablesKey
+      ? this.options.variablesKey(given)
+      : variables
+        ? JSON.stringify(variables)
+        : '';
+    let validUntil = Infinity;
+    const state = tokens.map((token) => {
+      if (!(token instanceof Keyed)) return token;
+      key += `\u0000${token.key}`;
+      validUntil = Math.min(validUntil, token.validUntil);
+      return token.state;
+    });
+    const variant = plan.variants.get(key);
     const fresh = variant !== undefined && variant.state.every((value, index) => value === state[index]);
-    return fresh ? { result: variant.result, state } : { state };
+    return fresh ? { key, state, validUntil, result: variant.result } : { key, state, validUntil };
   }
 
-  store(plan: ResponsePlan, variablesKey: string, state: unknown[], result: FormattedExecutionResult): void {
+  store(plan: ResponsePlan, found: Lookup, result: FormattedExecutionResult, now = Date.now()): void {
+    if (now >= found.validUntil) return;
+    const variablesKey = found.key;
+    const { state } = found;
     if (!plan.variants.has(variablesKey) && plan.variants.size >= (this.options.maxVariants ?? 16)) {
       const oldest = plan.variants.keys().next().value;
       if (oldest !== undefined) plan.variants.delete(oldest);
@@ -144,27 +187,26 @@ export function wholeAnswerCache(
   const cache = new ResponseCache(new Map(Object.entries(tokens)), options);
   return {
     async requestDidStart(): Promise<GraphQLRequestListener<GraphQLContext>> {
-      let slot: { plan: ResponsePlan; key: string; state: unknown[] } | undefined;
+      let slot: { plan: ResponsePlan; found: Lookup } | undefined;
       return {
         async responseForOperation({ document, operation, request, contextValue }) {
           const plan = operation && cache.plan(document, operation);
           if (!plan) return null;
-          const key = request.variables ? JSON.stringify(request.variables) : '';
-          const found = await cache.lookup(plan, key, contextValue);
+          const found = await cache.lookup(plan, request.variables, contextValue);
           if (!found) return null;
-          const { result, state } = found;
+          const { result } = found;
           if (result)
             return {
               body: { kind: 'single', singleResult: result },
               http: { status: undefined, headers: new HeaderMap() },
             };
-          slot = { plan, key, state };
+          slot = { plan, found };
           return null;
         },
         async willSendResponse({ response }) {
           if (!slot || response.body.kind !== 'single') return;
           const { singleResult } = response.body;
-          if (singleResult.errors === undefined) cache.store(slot.plan, slot.key, slot.state, singleResult);
+          if (singleResult.errors === undefined) cache.store(slot.plan, slot.found, singleResult);
         },
       };
     },

@@ -20,6 +20,7 @@ import { eventAnswerGeneration } from './20261127130000-event-answer-generation.
 import { createPostsDiscussionsActivities } from './20261127142000-create-posts-discussions-activities.js';
 import { createResourcesAndTodos } from './20261127143000-create-resources-and-todos.js';
 import { createConversations } from './20261127144000-create-conversations.js';
+import { groupAnswerGeneration } from './20261129100000-group-answer-generation.js';
 
 // `actorOwners` carries a timestamp from before `actors`; the runner places it after the last
 // federation migration when it landed (its stored name stays). ADR 0013.
@@ -52,6 +53,7 @@ export function migrationSets(): MigrationSet[] {
         createPostsDiscussionsActivities,
         createResourcesAndTodos,
         createConversations,
+        groupAnswerGeneration,
       ],
     },
   ];

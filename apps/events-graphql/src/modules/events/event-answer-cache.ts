@@ -2,6 +2,7 @@ import { preparedStatement } from '@agora/db';
 import type { Sequelize } from 'sequelize';
 import { parse, print, type DocumentNode } from 'graphql';
 import { UNCACHEABLE, wholeAnswerCache } from '../../graphql/response-cache.js';
+import { TurnBatch } from '../../graphql/turn-batch.js';
 import { FULL_EVENT_DOCUMENTS } from '../../graphql/web-client-documents.js';
 
 /** How long an anonymous event answer may be served at most (related events are the upcoming ones). */
@@ -23,35 +24,24 @@ const GENERATION = preparedStatement<{ value: string }, []>({
  * EVENT_ANSWER_MAX_AGE_MS too.
  */
 export class EventAnswerGeneration {
-  /** The read that the requests arrived since the last one started will share. */
-  private next: Promise<string> | undefined;
+  private readonly reads = new TurnBatch<void, string>(async (keys) => {
+    const [row] = await GENERATION.rows(this.options.sequelize, []);
+    const window = Math.floor((this.options.now ?? Date.now)() / EVENT_ANSWER_MAX_AGE_MS);
+    return keys.map(() => `${row?.value ?? 0}:${window}`);
+  });
 
   constructor(private readonly options: { sequelize: Sequelize; now?: () => number }) {}
 
-  /**
-   * One read for every request that asked since the previous read started (they arrived within one
-   * turn of the event loop): each read starts after all the requests sharing it arrived, so none of
-   * them can miss a commit that was answered before it came.
-   */
+  /** The current token: one read shared by the requests that arrived in the same turn (TurnBatch). */
   token(): Promise<string> {
-    this.next ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      this.next = undefined;
-      return this.read();
-    });
-    return this.next;
-  }
-
-  private async read(): Promise<string> {
-    const [row] = await GENERATION.rows(this.options.sequelize, []);
-    const window = Math.floor((this.options.now ?? Date.now)() / EVENT_ANSWER_MAX_AGE_MS);
-    return `${row?.value ?? 0}:${window}`;
+    return this.reads.load();
   }
 }
 
 /** Configurations seen, numbered: an instance setting (long events) changes what an event shows. */
 const configIds = new WeakMap<object, number>();
 let configCount = 0;
-function configId(config: object): number {
+export function configId(config: object): number {
   let id = configIds.get(config);
   if (id === undefined) configIds.set(config, (id = ++configCount));
   return id;
