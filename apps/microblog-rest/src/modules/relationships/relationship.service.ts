@@ -2,7 +2,7 @@ import { BadInput, Forbidden, NotFound } from '@agora/core';
 import { isRowId, preparedStatement } from '@agora/db';
 import type { Actor, ActorStore, Federation } from '@agora/federation';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { pageRows, pageSql, type Page, type PageParams } from '../../http/link-pagination.js';
+import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
 import {
   NOT_ALLOWED,
   RECORD_NOT_FOUND,
@@ -223,7 +223,7 @@ export class RelationshipService {
   async followList(
     direction: 'followers' | 'following',
     accountId: string,
-    page: PageParams,
+    page: PageRequest,
     viewerUserId: string | null,
   ): Promise<AccountPage> {
     const owner = await this.deps.accounts.findById(accountId);
@@ -244,7 +244,7 @@ export class RelationshipService {
   }
 
   /** GET /api/v1/follow_requests: who asks to follow the viewer, newest first. */
-  async followRequests(userId: string, page: PageParams): Promise<AccountPage> {
+  async followRequests(userId: string, page: PageRequest): Promise<AccountPage> {
     const viewer = await this.deps.accounts.activeAccount(userId);
     return this.accountPage(
       `SELECT f.id::text AS cursor, f.actor_id::text AS "accountId" FROM follows f
@@ -256,7 +256,7 @@ export class RelationshipService {
   }
 
   /** GET /api/v1/blocks. */
-  async blockList(userId: string, page: PageParams): Promise<AccountPage> {
+  async blockList(userId: string, page: PageRequest): Promise<AccountPage> {
     const viewer = await this.deps.accounts.activeAccount(userId);
     return this.accountPage(
       'SELECT b.id::text AS cursor, b.target_account_id::text AS "accountId" FROM blocks b WHERE b.account_id = $1',
@@ -269,7 +269,7 @@ export class RelationshipService {
   /** GET /api/v1/mutes: the accounts with when each mute ends (MutedAccount `mute_expires_at`). */
   async muteList(
     userId: string,
-    page: PageParams,
+    page: PageRequest,
   ): Promise<Page<AccountView & { muteExpiresAt: Date | null }>> {
     const viewer = await this.deps.accounts.activeAccount(userId);
     const listed = await this.accountPage<{ expiresAt: Date | null }>(
@@ -283,7 +283,7 @@ export class RelationshipService {
   }
 
   /** GET /api/v1/domain_blocks: the viewer's blocked domains, newest first. */
-  async domainBlockList(userId: string, page: PageParams): Promise<Page<string>> {
+  async domainBlockList(userId: string, page: PageRequest): Promise<Page<string>> {
     const viewer = await this.deps.accounts.activeAccount(userId);
     const bind: unknown[] = [viewer.id];
     const { where, tail } = pageSql('id', page, bind);
@@ -458,7 +458,7 @@ export class RelationshipService {
     sql: string,
     cursorColumn: string,
     bind: unknown[],
-    page: PageParams,
+    page: PageRequest,
   ): Promise<Page<AccountView & { row: Extra }>> {
     const values = [...bind];
     const { where, tail } = pageSql(cursorColumn, page, values);
