@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SessionUser } from '@agora/auth';
 import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/core';
 import { isRowId } from '@agora/db';
-import type { ActorStore } from '@agora/federation';
+import { parseAcct, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { commentLanguage, commentText } from '../comments/comment.service.js';
 import {
@@ -381,10 +381,9 @@ export class ConversationService {
     }
     const found: string[] = [];
     for (const name of names) {
-      const [username, domain] = name.replace(/^@/, '').split('@');
-      if (!username) continue;
-      const local = !domain || domain.toLowerCase() === this.options.domain.toLowerCase();
-      const actor = await this.options.actors.findByUsername(username, local ? null : domain, [
+      const address = parseAcct(name, this.options.domain);
+      if (!address) continue;
+      const actor = await this.options.actors.findByUsername(address.username, address.domain, [
         'Person',
         'Group',
       ]);

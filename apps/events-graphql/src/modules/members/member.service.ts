@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isRowId } from '@agora/db';
 import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
-import type { Actor, ActorStore } from '@agora/federation';
+import { parseAcct, type Actor, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { MemberActivityRecorder, MemberActivitySubject } from '../activities/activity.service.js';
 import { groupNotFound } from '../groups/group.service.js';
@@ -360,10 +360,9 @@ export class MemberService {
 
   /** A person by `name`, `name@<this domain>` or a known remote `name@domain`. */
   private async person(username: string): Promise<Actor | null> {
-    const [name = '', domain] = username.trim().replace(/^@/, '').split('@', 2);
-    const local = domain === undefined || domain.toLowerCase() === this.options.domain.toLowerCase();
-    if (!name) return null;
-    const actor = await this.options.actors.findByUsername(name, local ? null : domain!, ['Person']);
+    const address = parseAcct(username, this.options.domain);
+    if (!address) return null;
+    const actor = await this.options.actors.findByUsername(address.username, address.domain, ['Person']);
     return actor && !actor.suspended ? actor : null;
   }
 

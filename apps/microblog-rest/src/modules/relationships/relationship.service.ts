@@ -1,6 +1,6 @@
 import { BadInput, Forbidden, NotFound } from '@agora/core';
 import { isRowId, preparedStatement } from '@agora/db';
-import type { Actor, ActorStore, Federation } from '@agora/federation';
+import { parseAcct, type Actor, type ActorStore, type Federation } from '@agora/federation';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
 import {
@@ -390,15 +390,11 @@ export class RelationshipService {
    * not known yet. Returns the followed account. Errors: NotFound, Forbidden (as `follow`).
    */
   async followAddress(userId: string, address: string | undefined): Promise<AccountView> {
-    const term = (address ?? '')
-      .trim()
-      .replace(/^acct:/i, '')
-      .replace(/^@/, '');
-    const [username = '', host] = term.split('@', 2);
-    if (username === '') throw new NotFound(RECORD_NOT_FOUND);
-    const local = host === undefined || host.toLowerCase() === this.deps.accounts.localDomain;
-    let actor = await this.deps.actors.findByUsername(username, local ? null : host.toLowerCase());
-    if (!actor && !local) actor = await this.deps.federation.resolveAccount(term);
+    const term = (address ?? '').trim();
+    const named = parseAcct(term, this.deps.accounts.localDomain);
+    if (!named) throw new NotFound(RECORD_NOT_FOUND);
+    let actor = await this.deps.actors.findByUsername(named.username, named.domain);
+    if (!actor && named.domain !== null) actor = await this.deps.federation.resolveAccount(term);
     if (!actor) throw new NotFound(RECORD_NOT_FOUND);
     await this.follow(userId, actor.id, {});
     return this.deps.accounts.findById(actor.id);
