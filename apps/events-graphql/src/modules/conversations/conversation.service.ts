@@ -109,8 +109,7 @@ export class ConversationService {
     const text = commentText(input.text);
     const language = commentLanguage(input.language) ?? 'und';
     const roles = (input.roles ?? []).filter((role): role is string => role !== null);
-    if (roles.some((role) => !ROLES.has(role)))
-      throw new BadInput('is invalid', { fields: { roles: ['is invalid'] } });
+    if (roles.some((role) => !ROLES.has(role))) throw BadInput.field('roles', 'is invalid');
     const event = isRowId(input.eventId) ? await this.event(input.eventId) : null;
     if (!event) throw new NotFound(CONVERSATION_MESSAGES.eventNotFound, { code: 'event_not_found' });
     if (!isRowId(input.actorId)) throw new Forbidden();
@@ -375,9 +374,7 @@ export class ConversationService {
   private async mentioned(mentions: ReadonlyArray<string | null>): Promise<string[]> {
     const names = [...new Set(mentions.filter((name): name is string => !!name).map((name) => name.trim()))];
     if (names.length > MAX_MENTIONS) {
-      throw new BadInput(`should have at most ${MAX_MENTIONS} item(s)`, {
-        fields: { mentions: [`should have at most ${MAX_MENTIONS} item(s)`] },
-      });
+      throw BadInput.field('mentions', `should have at most ${MAX_MENTIONS} item(s)`);
     }
     const found: string[] = [];
     for (const name of names) {

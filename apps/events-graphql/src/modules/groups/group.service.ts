@@ -280,20 +280,16 @@ export function groupNotFound(): NotFound {
 }
 
 function validUsername(username: string): string {
-  if (username.length > USERNAME_MAX) throw fieldError('preferred_username', GROUP_MESSAGES.usernameTooLong);
-  if (!USERNAME.test(username)) throw fieldError('preferred_username', PERSON_MESSAGES.usernameFormat);
+  if (username.length > USERNAME_MAX)
+    throw BadInput.field('preferred_username', GROUP_MESSAGES.usernameTooLong);
+  if (!USERNAME.test(username)) throw BadInput.field('preferred_username', PERSON_MESSAGES.usernameFormat);
   return username;
 }
 
 function validSummary(summary: string): string {
   const clean = sanitizeSummary(summary);
-  if (clean.length > SUMMARY_MAX) throw fieldError('summary', GROUP_MESSAGES.summaryTooLong);
+  if (clean.length > SUMMARY_MAX) throw BadInput.field('summary', GROUP_MESSAGES.summaryTooLong);
   return clean;
-}
-
-/** A changeset-style error: `code: "validation"`, status 422, the message as a list, the field named. */
-function fieldError(field: string, message: string): BadInput {
-  return new BadInput(message, { fields: { [field]: [message] } });
 }
 
 function nameTaken(): Conflict {

@@ -204,24 +204,20 @@ export class PersonService {
 }
 
 function validUsername(username: string): string {
-  if (username.length > USERNAME_MAX) throw fieldError('preferred_username', PERSON_MESSAGES.usernameTooLong);
-  if (!USERNAME.test(username)) throw fieldError('preferred_username', PERSON_MESSAGES.usernameFormat);
+  if (username.length > USERNAME_MAX)
+    throw BadInput.field('preferred_username', PERSON_MESSAGES.usernameTooLong);
+  if (!USERNAME.test(username)) throw BadInput.field('preferred_username', PERSON_MESSAGES.usernameFormat);
   return username;
 }
 
 function validSummary(summary: string): string {
   const clean = sanitizeSummary(summary);
-  if (clean.length > SUMMARY_MAX) throw fieldError('summary', PERSON_MESSAGES.summaryTooLong);
+  if (clean.length > SUMMARY_MAX) throw BadInput.field('summary', PERSON_MESSAGES.summaryTooLong);
   return clean;
 }
 
-/** A changeset-style error: `code: "validation"`, status 422, the message as a list, the field named. */
-function fieldError(field: string, message: string): BadInput {
-  return new BadInput(message, { fields: { [field]: [message] } });
-}
-
 function usernameTaken(): BadInput {
-  return fieldError('preferred_username', PERSON_MESSAGES.usernameTaken);
+  return BadInput.field('preferred_username', PERSON_MESSAGES.usernameTaken);
 }
 
 function alreadyRegistered(): Conflict {
