@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { QueryTypes } from 'sequelize';
 import { callHeaders, firstError, ok, readGraphQLResponse } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { groupFixture, type Caller, type GroupFixture } from '../activities/group-fixture.js';
+import { groupFixture, type Caller, type GroupFixture } from '../../testing/group-fixture.js';
 
 const CREATE = `mutation($g: ID!, $title: String!, $body: String!, $draft: Boolean, $visibility: PostVisibility,
   $tags: [String], $publishAt: DateTime) {

@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { CALLERS, groupFixture, refusal, type Caller, type GroupFixture } from './group.fixture.js';
+import {
+  CALLERS,
+  groupFixture,
+  refusal,
+  type Caller,
+  type GroupFixture,
+} from '../../testing/group-fixture.js';
 
 // Resources of groups (issue 14 §6; spec §2.2: members only; behaviour 27), through GraphQL over HTTP.
 
