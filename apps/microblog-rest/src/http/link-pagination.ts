@@ -178,10 +178,10 @@ export function setLinkHeader(
   const links: string[] = [];
   const url = (key: 'max_id' | 'min_id', value: string) => {
     const target = new URL(req.originalUrl, publicUrl);
-    const base = new URL(publicUrl);
     for (const name of ['max_id', 'min_id', 'since_id', 'access_token']) target.searchParams.delete(name);
     target.searchParams.set(key, value);
-    return `${base.origin}${target.pathname}${target.search}`;
+    // On the public URL, path included (a proxy that serves us below a path strips it).
+    return `${publicUrl}${target.pathname}${target.search}`;
   };
   if (page.oldest && (fullPage === undefined || (page.fetched ?? page.items.length) >= fullPage))
     links.push(`<${url('max_id', page.oldest)}>; rel="next"`);
