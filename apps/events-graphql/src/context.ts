@@ -334,6 +334,7 @@ export const AppContext = {
       new MemberService({
         sequelize,
         actors,
+        groups,
         pubsub,
         logger,
         mails: memberMails,
@@ -464,7 +465,7 @@ export const AppContext = {
       groups,
       members,
       memberMails,
-      groupFollows: overrides.groupFollows ?? new FollowService({ sequelize, actors, federation }),
+      groupFollows: overrides.groupFollows ?? new FollowService({ sequelize, actors, groups, federation }),
       conversations,
       conversationMails,
       linkPreviews,

@@ -4,7 +4,7 @@ import { FakeRemote, getAs, type FakeActor, type ReceivedActivity } from '@agora
 import { drainDueJobs } from '@agora/db/testing';
 import { QueryTypes } from 'sequelize';
 import { discussionComments } from '../modules/discussions/discussion-changes.js';
-import { groupFixture, type GroupFixture } from '../modules/resources/group.fixture.js';
+import { groupFixture, type GroupFixture } from '../testing/group-fixture.js';
 import { firstError, ok } from '../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../testing/test-server.js';
 import { AS_PUBLIC } from './event-objects.js';

@@ -77,6 +77,11 @@ export class BadInput extends AppError {
   override get status(): number {
     return this.malformed ? 400 : 422;
   }
+
+  /** One field is wrong, and its message is the error's (a changeset error with one key). */
+  static field(field: string, message: string): BadInput {
+    return new BadInput(message, { fields: { [field]: [message] } });
+  }
 }
 
 export class Unauthenticated extends AppError {

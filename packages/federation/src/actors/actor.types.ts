@@ -68,3 +68,23 @@ export type ActorUrlScheme = (actor: { type: ActorType; username: string }) => A
 export function acctOf(actor: Pick<Actor, 'username' | 'domain'>): string {
   return actor.domain === null ? actor.username : `${actor.username}@${actor.domain}`;
 }
+
+/**
+ * The account an address names (the inverse of `acctOf`): `name`, `@name`, `name@domain`,
+ * `@name@domain`, with or without `acct:`, white space around ignored. `domain` is null for a
+ * local account (none given, or `localDomain` in any case), else lower-cased. Null when there is
+ * no name. Lookups by name use it; whether the remote account is fetched is the caller's choice.
+ */
+export function parseAcct(
+  address: string,
+  localDomain: string,
+): { username: string; domain: string | null } | null {
+  const [username = '', domain] = address
+    .trim()
+    .replace(/^acct:/i, '')
+    .replace(/^@/, '')
+    .split('@', 2);
+  if (username === '') return null;
+  const local = domain === undefined || domain.toLowerCase() === localDomain.toLowerCase();
+  return { username, domain: local ? null : domain.toLowerCase() };
+}

@@ -6,6 +6,7 @@ import { createSequelize, runMigrations, type Sequelize } from '@agora/db';
 import { withTestDatabase } from '@agora/db/testing';
 import { federationMigrationSet } from '../migrations/index.js';
 import { ActorStore } from './actor.store.js';
+import { parseAcct } from './actor.types.js';
 import { FollowStore } from './follow.store.js';
 import { localTestUrls, remoteActorInput } from './remote-actor.fixture.js';
 
@@ -201,5 +202,20 @@ describe('ActorStore', () => {
     // An accepted follow going away is not a request.
     await follows.remove(a!.id, locked.id);
     expect(await pending()).to.equal(0);
+  });
+});
+
+describe('parseAcct', () => {
+  it('reads the forms an account address takes, local ones without a domain', () => {
+    const local = { username: 'alice', domain: null };
+    expect(parseAcct('alice', 'here.example')).to.deep.equal(local);
+    expect(parseAcct(' @alice ', 'here.example')).to.deep.equal(local);
+    expect(parseAcct('acct:alice@HERE.example', 'here.example')).to.deep.equal(local);
+    expect(parseAcct('@bob@There.Example', 'here.example')).to.deep.equal({
+      username: 'bob',
+      domain: 'there.example',
+    });
+    expect(parseAcct('@', 'here.example')).to.equal(null);
+    expect(parseAcct('  ', 'here.example')).to.equal(null);
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { MEMBERSHIP_MAIL_JOB } from '../members/member-mails.js';
 import { firstError, gql, ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { groupFixture, withProfile, type GroupFixture } from './group-fixture.js';
+import { groupFixture, withProfile, type GroupFixture } from '../../testing/group-fixture.js';
 
 /** As the reference web client's GroupTimeline asks it (src/graphql/group.ts). */
 const TIMELINE = `query($n: String!, $type: ActivityType, $author: ActivityAuthor, $page: Int, $limit: Int) {

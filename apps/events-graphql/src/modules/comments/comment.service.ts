@@ -257,9 +257,7 @@ export class CommentService {
  */
 export function commentText(raw: string): string {
   if (raw.length > COMMENT_TEXT_MAX) {
-    throw new BadInput(`should be at most ${COMMENT_TEXT_MAX} character(s)`, {
-      fields: { text: [`should be at most ${COMMENT_TEXT_MAX} character(s)`] },
-    });
+    throw BadInput.field('text', `should be at most ${COMMENT_TEXT_MAX} character(s)`);
   }
   const text = sanitizeRemoteHtml(raw.trim());
   // Markup alone (`<p></p>`, a removed <script>) says nothing: blank, as an empty string is.
@@ -269,7 +267,7 @@ export function commentText(raw: string): string {
       .replace(/&nbsp;/g, ' ')
       .trim() === ''
   ) {
-    throw new BadInput(COMMENT_MESSAGES.blank, { fields: { text: [COMMENT_MESSAGES.blank] } });
+    throw BadInput.field('text', COMMENT_MESSAGES.blank);
   }
   return text;
 }
@@ -281,7 +279,7 @@ const LANGUAGE_TAG = /^[a-z]{2,3}(-[a-z0-9]{1,8}){0,4}$/i;
 export function commentLanguage(language: string | null | undefined): string | null {
   if (!language) return null;
   if (!LANGUAGE_TAG.test(language)) {
-    throw new BadInput('is invalid', { fields: { language: ['is invalid'] } });
+    throw BadInput.field('language', 'is invalid');
   }
   return language;
 }

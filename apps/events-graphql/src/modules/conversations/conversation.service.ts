@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SessionUser } from '@agora/auth';
 import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/core';
 import { isRowId } from '@agora/db';
-import type { ActorStore } from '@agora/federation';
+import { parseAcct, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { commentLanguage, commentText } from '../comments/comment.service.js';
 import {
@@ -109,8 +109,7 @@ export class ConversationService {
     const text = commentText(input.text);
     const language = commentLanguage(input.language) ?? 'und';
     const roles = (input.roles ?? []).filter((role): role is string => role !== null);
-    if (roles.some((role) => !ROLES.has(role)))
-      throw new BadInput('is invalid', { fields: { roles: ['is invalid'] } });
+    if (roles.some((role) => !ROLES.has(role))) throw BadInput.field('roles', 'is invalid');
     const event = isRowId(input.eventId) ? await this.event(input.eventId) : null;
     if (!event) throw new NotFound(CONVERSATION_MESSAGES.eventNotFound, { code: 'event_not_found' });
     if (!isRowId(input.actorId)) throw new Forbidden();
@@ -375,16 +374,13 @@ export class ConversationService {
   private async mentioned(mentions: ReadonlyArray<string | null>): Promise<string[]> {
     const names = [...new Set(mentions.filter((name): name is string => !!name).map((name) => name.trim()))];
     if (names.length > MAX_MENTIONS) {
-      throw new BadInput(`should have at most ${MAX_MENTIONS} item(s)`, {
-        fields: { mentions: [`should have at most ${MAX_MENTIONS} item(s)`] },
-      });
+      throw BadInput.field('mentions', `should have at most ${MAX_MENTIONS} item(s)`);
     }
     const found: string[] = [];
     for (const name of names) {
-      const [username, domain] = name.replace(/^@/, '').split('@');
-      if (!username) continue;
-      const local = !domain || domain.toLowerCase() === this.options.domain.toLowerCase();
-      const actor = await this.options.actors.findByUsername(username, local ? null : domain, [
+      const address = parseAcct(name, this.options.domain);
+      if (!address) continue;
+      const actor = await this.options.actors.findByUsername(address.username, address.domain, [
         'Person',
         'Group',
       ]);

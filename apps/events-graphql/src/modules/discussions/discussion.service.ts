@@ -302,11 +302,7 @@ export class DiscussionService {
 
 function discussionTitle(raw: string): string {
   const title = raw.trim();
-  if (title === '') throw field('title', DISCUSSION_MESSAGES.titleBlank);
-  if (title.length > TITLE_MAX) throw field('title', `should be at most ${TITLE_MAX} character(s)`);
+  if (title === '') throw BadInput.field('title', DISCUSSION_MESSAGES.titleBlank);
+  if (title.length > TITLE_MAX) throw BadInput.field('title', `should be at most ${TITLE_MAX} character(s)`);
   return title;
-}
-
-function field(name: string, message: string): BadInput {
-  return new BadInput(message, { fields: { [name]: [message] } });
 }

@@ -7,7 +7,7 @@ import { QueryTypes } from 'sequelize';
 import { ok } from '../../testing/graphql-client.js';
 import { absintheSubscribe, phoenixSocket } from '../../testing/phoenix-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { groupFixture, type GroupFixture } from '../activities/group-fixture.js';
+import { groupFixture, type GroupFixture } from '../../testing/group-fixture.js';
 import { discussionChannel } from './discussion-changes.js';
 
 /** The reference web client's DISCUSSION_COMMENT_CHANGED (src/graphql/discussion.ts). */

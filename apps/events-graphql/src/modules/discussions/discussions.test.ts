@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
 import { firstError, ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { groupFixture, type Caller, type GroupFixture } from '../activities/group-fixture.js';
+import { groupFixture, type Caller, type GroupFixture } from '../../testing/group-fixture.js';
 
 const FIELDS = `id title slug insertedAt updatedAt
   lastComment { id text actor { id } publishedAt deletedAt }

@@ -444,9 +444,9 @@ export class EventService {
     let join = '';
     if (query.location) {
       const center = geohashCenter(query.location);
-      if (!center) throw badField('location', EVENT_MESSAGES.badLocation);
+      if (!center) throw BadInput.field('location', EVENT_MESSAGES.badLocation);
       const radius = query.radius ?? DEFAULT_RADIUS_KM;
-      if (!(radius > 0)) throw badField('radius', EVENT_MESSAGES.badRadius);
+      if (!(radius > 0)) throw BadInput.field('radius', EVENT_MESSAGES.badRadius);
       join = 'JOIN addresses a ON a.id = e.physical_address_id';
       const boxes = boundingBoxes(center, radius).map((box, index) => {
         Object.assign(replacements, {
@@ -576,7 +576,7 @@ export class EventService {
       const actor = found.get(id);
       return !actor || actor.suspended || (actor.type !== 'Person' && actor.type !== 'Group');
     });
-    if (missing) throw badField('contacts', EVENT_MESSAGES.contactNotFound);
+    if (missing) throw BadInput.field('contacts', EVENT_MESSAGES.contactNotFound);
     return unique;
   }
 
@@ -636,8 +636,4 @@ export class EventService {
 
 function stagedOf(picture: PictureChoice | null | undefined): StagedMedia[] {
   return picture && 'staged' in picture ? [picture.staged] : [];
-}
-
-function badField(field: string, message: string): BadInput {
-  return new BadInput(message, { fields: { [field]: [message] } });
 }

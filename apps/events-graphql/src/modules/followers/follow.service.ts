@@ -3,7 +3,7 @@ import { Forbidden, NotFound } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
 import type { Actor, ActorStore, Federation } from '@agora/federation';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { groupNotFound } from '../groups/group.service.js';
+import type { GroupService } from '../groups/group.service.js';
 import { roleInGroup } from '../members/member-roles.js';
 import { isModeratorRole } from '../members/member-row.js';
 import { FOLLOWER_COLUMNS, type FollowerRow } from './follower-row.js';
@@ -21,6 +21,8 @@ const REFUSAL = { code: 'unknown_error' } as const;
 export interface FollowServiceOptions {
   sequelize: Sequelize;
   actors: ActorStore;
+  /** Finds the group a follow is of (not suspended). */
+  groups: Pick<GroupService, 'byId'>;
   /** Follows are the one actor model's (`@agora/federation`): its store and its Follow/Accept/Reject. */
   federation: Federation;
 }
@@ -31,7 +33,7 @@ export class FollowService {
 
   /** The acting profile follows a group: accepted at once unless it approves followers by hand. */
   async follow(actor: Actor, groupId: string, notify: boolean): Promise<FollowerRow> {
-    const group = await this.group(groupId);
+    const group = await this.options.groups.byId(groupId, false);
     if (await this.options.federation.follows.find(actor.id, group.id)) {
       throw new Forbidden(FOLLOW_MESSAGES.alreadyFollowing, REFUSAL);
     }
@@ -41,7 +43,7 @@ export class FollowService {
 
   /** The acting profile stops following a group; the answer is the follow that ended. */
   async unfollow(actor: Actor, groupId: string): Promise<FollowerRow> {
-    const group = await this.group(groupId);
+    const group = await this.options.groups.byId(groupId, false);
     const existing = await this.options.federation.follows.find(actor.id, group.id);
     if (!existing) throw new NotFound(FOLLOW_MESSAGES.notFollowing(group.username), REFUSAL);
     const row = (await this.byId(existing.id))!;
@@ -74,12 +76,6 @@ export class FollowService {
     }
     await this.options.federation.rejectFollow(row.targetActorId, row.actorId);
     return { ...row, approved: false };
-  }
-
-  private async group(groupId: string): Promise<Actor> {
-    const group = isRowId(groupId) ? await this.options.actors.findById(groupId) : null;
-    if (!group || group.type !== 'Group' || group.suspended) throw groupNotFound();
-    return group;
   }
 
   private async existing(followId: string): Promise<FollowerRow> {

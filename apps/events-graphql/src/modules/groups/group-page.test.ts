@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
 import { MEMBERSHIP_MAIL_JOB } from '../members/member-mails.js';
-import { groupFixture } from '../resources/group.fixture.js';
+import { groupFixture } from '../../testing/group-fixture.js';
 import { GROUP_DOCUMENTS } from './web-client-group-documents.js';
 
 // Issue 14 (performance): the reference web client's group page (FetchGroupPublic) read by a member
@@ -29,7 +29,7 @@ describe('the group page as a member', function () {
     const group = await groupFixture(server, 'page');
     const sql = (text: string, bind: unknown[]) => server.ctx.sequelize.query(text, { bind });
     const [[admin]] = (await sql('SELECT id::text FROM actors WHERE username = $1', [
-      group.administrator.username,
+      group.people.administrator.username,
     ])) as unknown as [[{ id: string }]];
     /** `count` more members, events (each with a tag) and posts, written in bulk. */
     const grow = async (from: number, count: number) => {

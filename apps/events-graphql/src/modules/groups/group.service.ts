@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isRowId } from '@agora/db';
 import { BadInput, Conflict, Forbidden, NotFound } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
-import type { Actor, ActorStore } from '@agora/federation';
+import { parseAcct, type Actor, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { GroupActivityRecorder } from '../activities/activity.service.js';
 import { insertAddress, replaceAddress } from '../events/address-writes.js';
@@ -237,9 +237,9 @@ export class GroupService {
 
   /** A group by `name`, `name@<this domain>` or a known remote `name@domain`; suspended ones are not found. */
   async byUsername(preferredUsername: string): Promise<Actor> {
-    const [name = '', domain] = preferredUsername.trim().replace(/^@/, '').split('@', 2);
-    const local = domain === undefined || domain.toLowerCase() === this.options.domain.toLowerCase();
-    const group = await this.options.actors.findByUsername(name, local ? null : domain!, ['Group']);
+    const address = parseAcct(preferredUsername, this.options.domain);
+    const group =
+      address && (await this.options.actors.findByUsername(address.username, address.domain, ['Group']));
     if (!group || group.suspended) throw groupNotFound();
     return group;
   }
@@ -280,20 +280,16 @@ export function groupNotFound(): NotFound {
 }
 
 function validUsername(username: string): string {
-  if (username.length > USERNAME_MAX) throw fieldError('preferred_username', GROUP_MESSAGES.usernameTooLong);
-  if (!USERNAME.test(username)) throw fieldError('preferred_username', PERSON_MESSAGES.usernameFormat);
+  if (username.length > USERNAME_MAX)
+    throw BadInput.field('preferred_username', GROUP_MESSAGES.usernameTooLong);
+  if (!USERNAME.test(username)) throw BadInput.field('preferred_username', PERSON_MESSAGES.usernameFormat);
   return username;
 }
 
 function validSummary(summary: string): string {
   const clean = sanitizeSummary(summary);
-  if (clean.length > SUMMARY_MAX) throw fieldError('summary', GROUP_MESSAGES.summaryTooLong);
+  if (clean.length > SUMMARY_MAX) throw BadInput.field('summary', GROUP_MESSAGES.summaryTooLong);
   return clean;
-}
-
-/** A changeset-style error: `code: "validation"`, status 422, the message as a list, the field named. */
-function fieldError(field: string, message: string): BadInput {
-  return new BadInput(message, { fields: { [field]: [message] } });
 }
 
 function nameTaken(): Conflict {

@@ -4,7 +4,7 @@ import { mergingValidationRules } from '../../graphql/field-merging.js';
 import { buildSchema } from '../../graphql/schema.js';
 import { gql, ok, signedInAccount } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { groupFixture } from '../resources/group.fixture.js';
+import { groupFixture } from '../../testing/group-fixture.js';
 import { GROUP_DOCUMENTS } from './web-client-group-documents.js';
 
 describe("the reference web client's group documents", () => {
@@ -63,7 +63,7 @@ describe("the reference web client's group documents", () => {
     const seen = [...page.members.elements, ...second.members.elements].map((member) => member.actor.id);
     expect(new Set(seen)).to.deep.equal(
       new Set([
-        group.administrator.profileId,
+        group.people.administrator.profileId,
         group.people.member.profileId,
         group.people.moderator.profileId,
       ]),
@@ -74,7 +74,7 @@ describe("the reference web client's group documents", () => {
     const group = await groupFixture(server, 'timeline');
     ok(
       await group.call(
-        group.administrator,
+        group.people.administrator,
         `mutation($g: ID!) { updateGroup(id: $g, name: "Renamed") { id } }`,
         {
           g: group.groupId,

@@ -1,93 +1,32 @@
 import { expect } from 'chai';
 import type { Role } from '@agora/auth';
-import { gql, ok, signedInAccount, type GraphQLResponse } from '../../testing/graphql-client.js';
+import { gql, ok, type GraphQLResponse } from '../../testing/graphql-client.js';
+import { groupFixture, type Caller, type GroupFixture, type Profile } from '../../testing/group-fixture.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
 
 // Who may call each group operation (spec not-shown.md §2.2 and auth-per-operation.md): anonymous
 // callers, a plain member, a moderator and an administrator of the group, and an instance moderator
 // who is not a member. Each row runs against fresh targets, so an allowed call never changes the next.
 
-type Caller = 'anonymous' | 'member' | 'moderator' | 'administrator' | 'instanceModerator';
 const CALLERS: Caller[] = ['anonymous', 'member', 'moderator', 'administrator', 'instanceModerator'];
-
-interface Profile {
-  token: string;
-  profileId: string;
-  username: string;
-}
 
 describe('group operations: the authorization matrix', () => {
   let server: TestServer;
-  let next = 0;
-  let people: Record<Exclude<Caller, 'anonymous'>, Profile>;
+  let group: GroupFixture;
+  let people: GroupFixture['people'];
   let groupId: string;
   let groupName: string;
 
   const call = (who: Caller, query: string, variables: object = {}): Promise<GraphQLResponse> =>
-    gql(server, query, { ...(who === 'anonymous' ? {} : { token: people[who].token }), variables });
-
-  async function withProfile(role: Role = 'USER'): Promise<Profile> {
-    next += 1;
-    const username = `matrix${next}`;
-    const session = await signedInAccount(server, `${username}@example.org`, { role });
-    const { id } = ok<{ id: string }>(
-      await gql(server, `mutation($u: String!) { createPerson(preferredUsername: $u) { id } }`, {
-        token: session.token,
-        variables: { u: username },
-      }),
-      'createPerson',
-    );
-    return { token: session.token, profileId: id, username };
-  }
-
-  async function joined(profile: Profile, role?: 'MODERATOR' | 'ADMINISTRATOR'): Promise<string> {
-    const { id } = ok<{ id: string }>(
-      await gql(server, `mutation($g: ID!) { joinGroup(groupId: $g) { id } }`, {
-        token: profile.token,
-        variables: { g: groupId },
-      }),
-      'joinGroup',
-    );
-    if (role) {
-      ok(
-        await gql(
-          server,
-          `mutation($m: ID!, $r: MemberRoleEnum!) { updateMember(memberId: $m, role: $r) { id } }`,
-          {
-            token: people.administrator.token,
-            variables: { m: id, r: role },
-          },
-        ),
-        'updateMember',
-      );
-    }
-    return id;
-  }
+    group.call(who, query, variables);
+  const withProfile = (role?: Role): Promise<Profile> => group.profile(role);
+  const joined = (profile: Profile, role?: 'MODERATOR' | 'ADMINISTRATOR'): Promise<string> =>
+    group.join(profile, role);
 
   before(async () => {
     server = await startTestServer('group-authorization');
-    const administrator = await withProfile();
-    next += 1;
-    groupName = `matrix_group${next}`;
-    groupId = ok<{ id: string }>(
-      await gql(
-        server,
-        `mutation($n: String!) { createGroup(preferredUsername: $n, openness: OPEN) { id } }`,
-        {
-          token: administrator.token,
-          variables: { n: groupName },
-        },
-      ),
-      'createGroup',
-    ).id;
-    people = {
-      administrator,
-      member: await withProfile(),
-      moderator: await withProfile(),
-      instanceModerator: await withProfile('MODERATOR'),
-    };
-    await joined(people.member);
-    await joined(people.moderator, 'MODERATOR');
+    group = await groupFixture(server, 'matrix');
+    ({ people, groupId, groupName } = group);
   });
   after(() => server?.stop());
 

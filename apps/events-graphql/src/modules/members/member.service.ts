@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { isRowId } from '@agora/db';
 import { BadInput, Forbidden, NotFound, type Logger, type PubSub } from '@agora/core';
 import type { SessionUser } from '@agora/auth';
-import type { Actor, ActorStore } from '@agora/federation';
+import { parseAcct, type Actor, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { MemberActivityRecorder, MemberActivitySubject } from '../activities/activity.service.js';
-import { groupNotFound } from '../groups/group.service.js';
+import { groupNotFound, type GroupService } from '../groups/group.service.js';
 import type { MemberMails } from './member-mails.js';
 import {
   GROUP_ADMINISTRATOR,
@@ -43,6 +43,8 @@ const REFUSAL = { code: 'unknown_error' } as const;
 export interface MemberServiceOptions {
   sequelize: Sequelize;
   actors: ActorStore;
+  /** Finds the group a membership is of (not suspended). */
+  groups: Pick<GroupService, 'byId'>;
   pubsub: PubSub;
   logger: Logger;
   mails: MemberMails;
@@ -95,7 +97,7 @@ export class MemberService {
    * names the membership on both sides (a remote profile's request).
    */
   async join(actor: Actor, groupId: string, options: { url?: string | null } = {}): Promise<MemberRow> {
-    const group = await this.group(groupId);
+    const group = await this.options.groups.byId(groupId, false);
     const member = await this.options.sequelize.transaction(async (transaction) => {
       const openness = await this.lockGroup(group.id, transaction);
       if (await this.membership(actor.id, group.id, transaction)) {
@@ -127,7 +129,7 @@ export class MemberService {
 
   /** The acting profile leaves; the last administrator stays (behaviour 20). */
   async leave(actor: Actor, groupId: string): Promise<MemberRow> {
-    const group = await this.group(groupId);
+    const group = await this.options.groups.byId(groupId, false);
     const left = await this.options.sequelize.transaction(async (transaction) => {
       await this.lockGroup(group.id, transaction);
       const member = await this.membership(actor.id, group.id, transaction);
@@ -145,7 +147,7 @@ export class MemberService {
 
   /** A moderator invites a profile (`name` or `name@domain`); a rejected profile may be invited again. */
   async invite(actor: Actor, groupId: string, targetUsername: string): Promise<MemberRow> {
-    const group = await this.group(groupId);
+    const group = await this.options.groups.byId(groupId, false);
     const member = await this.options.sequelize.transaction(async (transaction) => {
       await this.lockGroup(group.id, transaction);
       const inviter = await this.membership(actor.id, group.id, transaction);
@@ -351,19 +353,11 @@ export class MemberService {
     return member;
   }
 
-  /** A Group actor by id, not suspended. */
-  private async group(groupId: string): Promise<Actor> {
-    const group = isRowId(groupId) ? await this.options.actors.findById(groupId) : null;
-    if (!group || group.type !== 'Group' || group.suspended) throw groupNotFound();
-    return group;
-  }
-
   /** A person by `name`, `name@<this domain>` or a known remote `name@domain`. */
   private async person(username: string): Promise<Actor | null> {
-    const [name = '', domain] = username.trim().replace(/^@/, '').split('@', 2);
-    const local = domain === undefined || domain.toLowerCase() === this.options.domain.toLowerCase();
-    if (!name) return null;
-    const actor = await this.options.actors.findByUsername(name, local ? null : domain!, ['Person']);
+    const address = parseAcct(username, this.options.domain);
+    if (!address) return null;
+    const actor = await this.options.actors.findByUsername(address.username, address.domain, ['Person']);
     return actor && !actor.suspended ? actor : null;
   }
 

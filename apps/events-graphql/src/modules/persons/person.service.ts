@@ -1,6 +1,6 @@
 import { BadInput, Conflict, Forbidden, NotFound } from '@agora/core';
 import type { SessionUser, UserStore } from '@agora/auth';
-import type { Actor, ActorStore } from '@agora/federation';
+import { parseAcct, type Actor, type ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { sanitizeSummary } from './person-summary.js';
 
@@ -133,10 +133,10 @@ export class PersonService {
 
   /** A profile by `name`, `name@<this domain>` or (later, with federation) `name@remote`. */
   async fetch(preferredUsername: string): Promise<Actor> {
-    const [name = '', domain] = preferredUsername.replace(/^@/, '').split('@', 2);
-    const local = domain === undefined || domain.toLowerCase() === this.options.domain.toLowerCase();
+    const address = parseAcct(preferredUsername, this.options.domain);
     // Remote profiles are looked up once federation can fetch them; until then only known ones match.
-    const actor = await this.options.actors.findByUsername(name, local ? null : domain!, ['Person']);
+    const actor =
+      address && (await this.options.actors.findByUsername(address.username, address.domain, ['Person']));
     if (!actor) throw new NotFound(`Person with username ${preferredUsername} not found`, REFUSAL);
     return actor;
   }
@@ -204,24 +204,20 @@ export class PersonService {
 }
 
 function validUsername(username: string): string {
-  if (username.length > USERNAME_MAX) throw fieldError('preferred_username', PERSON_MESSAGES.usernameTooLong);
-  if (!USERNAME.test(username)) throw fieldError('preferred_username', PERSON_MESSAGES.usernameFormat);
+  if (username.length > USERNAME_MAX)
+    throw BadInput.field('preferred_username', PERSON_MESSAGES.usernameTooLong);
+  if (!USERNAME.test(username)) throw BadInput.field('preferred_username', PERSON_MESSAGES.usernameFormat);
   return username;
 }
 
 function validSummary(summary: string): string {
   const clean = sanitizeSummary(summary);
-  if (clean.length > SUMMARY_MAX) throw fieldError('summary', PERSON_MESSAGES.summaryTooLong);
+  if (clean.length > SUMMARY_MAX) throw BadInput.field('summary', PERSON_MESSAGES.summaryTooLong);
   return clean;
 }
 
-/** A changeset-style error: `code: "validation"`, status 422, the message as a list, the field named. */
-function fieldError(field: string, message: string): BadInput {
-  return new BadInput(message, { fields: { [field]: [message] } });
-}
-
 function usernameTaken(): BadInput {
-  return fieldError('preferred_username', PERSON_MESSAGES.usernameTaken);
+  return BadInput.field('preferred_username', PERSON_MESSAGES.usernameTaken);
 }
 
 function alreadyRegistered(): Conflict {

@@ -298,16 +298,16 @@ export function postNotFound(): NotFound {
 
 function postTitle(raw: string): string {
   const title = raw.trim();
-  if (title === '') throw field('title', POST_MESSAGES.titleRequired);
-  if (title.length > TITLE_MAX) throw field('title', `should be at most ${TITLE_MAX} character(s)`);
+  if (title === '') throw BadInput.field('title', POST_MESSAGES.titleRequired);
+  if (title.length > TITLE_MAX) throw BadInput.field('title', `should be at most ${TITLE_MAX} character(s)`);
   return title;
 }
 
 function postBody(raw: string): string {
-  if (raw.length > BODY_MAX) throw field('body', `should be at most ${BODY_MAX} character(s)`);
+  if (raw.length > BODY_MAX) throw BadInput.field('body', `should be at most ${BODY_MAX} character(s)`);
   const body = sanitizeRemoteHtml(raw.trim());
   if (body.replace(/<[^>]*>/g, '').trim() === '' && !/<img\b/i.test(body)) {
-    throw field('body', POST_MESSAGES.bodyRequired);
+    throw BadInput.field('body', POST_MESSAGES.bodyRequired);
   }
   return body;
 }
@@ -324,10 +324,6 @@ function postTags(given: ReadonlyArray<string | null>): Array<{ slug: string; ti
     given.filter((tag): tag is string => tag !== null),
     '',
   );
-}
-
-function field(name: string, message: string): BadInput {
-  return new BadInput(message, { fields: { [name]: [message] } });
 }
 
 function stagedOf(picture: PictureChoice | null | undefined): StagedMedia[] {

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { QueryTypes } from 'sequelize';
 import { callHeaders, firstError, ok, readGraphQLResponse } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { groupFixture, type Caller, type GroupFixture } from '../activities/group-fixture.js';
+import { groupFixture, type Caller, type GroupFixture } from '../../testing/group-fixture.js';
 
 const CREATE = `mutation($g: ID!, $title: String!, $body: String!, $draft: Boolean, $visibility: PostVisibility,
   $tags: [String], $publishAt: DateTime) {
@@ -150,6 +150,16 @@ describe('group posts (issue 14 §4, behaviour 26)', () => {
       // Drafts first, then the newest published.
       expect(page.elements[0]!.id, who).to.equal(draft.id);
     }
+    // A page of none still counts them all (as resources and todo lists do).
+    const counted = ok<{ posts: { total: number; elements: unknown[] } }>(
+      await fresh.call(
+        'member',
+        `query($n: String!) { group(preferredUsername: $n) { posts(limit: 0) { total elements { id } } } }`,
+        { n: fresh.groupName },
+      ),
+      'group',
+    ).posts;
+    expect(counted).to.deep.equal({ total: 4, elements: [] });
     for (const who of ['member', 'administrator'] as const) {
       for (const post of [secret, draft]) {
         expect(ok<{ id: string }>(await fresh.call(who, POST, { slug: post.slug }), 'post').id).to.equal(

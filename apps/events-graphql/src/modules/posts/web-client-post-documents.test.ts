@@ -3,7 +3,7 @@ import { parse, validate } from 'graphql';
 import { buildSchema } from '../../graphql/schema.js';
 import { firstError, ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { groupFixture, type GroupFixture } from '../activities/group-fixture.js';
+import { groupFixture, type GroupFixture } from '../../testing/group-fixture.js';
 import { DISCUSSION_DOCUMENTS, POST_DOCUMENTS } from './web-client-post-documents.js';
 
 describe("the reference web client's post and discussion documents", () => {

@@ -75,7 +75,7 @@ export class ResourceService {
     await this.requireMember(actor, input.groupId);
     const type = input.type ?? 'link';
     if (!(RESOURCE_TYPES as readonly string[]).includes(type))
-      throw fieldError('type', RESOURCE_MESSAGES.badType);
+      throw BadInput.field('type', RESOURCE_MESSAGES.badType);
     const title = validTitle(input.title);
     const summary = validSummary(input.summary);
     const resourceUrl = type === 'folder' ? optionalUrl(input.resourceUrl) : requiredUrl(input.resourceUrl);
@@ -145,9 +145,7 @@ export class ResourceService {
         const parentId = patch.parentId === undefined ? resource.parentId : patch.parentId;
         const parent = await this.parentFolder(parentId, resource.groupId, transaction, 'update');
         if (parent && (parent.id === resource.id || parent.path.startsWith(`${resource.path}/`))) {
-          throw new BadInput(RESOURCE_MESSAGES.intoItself, {
-            fields: { parent_id: [RESOURCE_MESSAGES.intoItself] },
-          });
+          throw BadInput.field('parent_id', RESOURCE_MESSAGES.intoItself);
         }
         const path = childPath(parent?.path ?? '', title ?? resource.title);
         if (path !== resource.path) {
@@ -258,9 +256,7 @@ export class ResourceService {
     }
     if (parent.groupId !== groupId) throw new Forbidden(RESOURCE_MESSAGES.parentElsewhere, REFUSAL);
     if (parent.type !== 'folder') {
-      throw new BadInput(RESOURCE_MESSAGES.parentNotFolder, {
-        fields: { parent_id: [RESOURCE_MESSAGES.parentNotFolder] },
-      });
+      throw BadInput.field('parent_id', RESOURCE_MESSAGES.parentNotFolder);
     }
     return parent;
   }
@@ -276,7 +272,7 @@ export class ResourceService {
       { type: QueryTypes.SELECT, replacements: { groupId, path }, transaction },
     );
     if (taken && taken.id !== exceptId) {
-      throw new BadInput(RESOURCE_MESSAGES.duplicate, { fields: { title: [RESOURCE_MESSAGES.duplicate] } });
+      throw BadInput.field('title', RESOURCE_MESSAGES.duplicate);
     }
   }
 
@@ -310,7 +306,7 @@ async function uniquePaths<T>(write: () => Promise<T>): Promise<T> {
   } catch (error) {
     const code = (error as { parent?: { code?: string } }).parent?.code;
     if (code === '23505') {
-      throw new BadInput(RESOURCE_MESSAGES.duplicate, { fields: { title: [RESOURCE_MESSAGES.duplicate] } });
+      throw BadInput.field('title', RESOURCE_MESSAGES.duplicate);
     }
     throw error;
   }
@@ -331,8 +327,8 @@ function likePrefix(value: string): string {
 
 function validTitle(title: string): string {
   const clean = title.trim();
-  if (clean.replaceAll('/', '').trim() === '') throw fieldError('title', RESOURCE_MESSAGES.blank);
-  if (Array.from(clean).length > TITLE_MAX) throw fieldError('title', RESOURCE_MESSAGES.tooLong);
+  if (clean.replaceAll('/', '').trim() === '') throw BadInput.field('title', RESOURCE_MESSAGES.blank);
+  if (Array.from(clean).length > TITLE_MAX) throw BadInput.field('title', RESOURCE_MESSAGES.tooLong);
   return clean;
 }
 
@@ -340,13 +336,13 @@ function validSummary(summary: string | null | undefined): string | null {
   if (summary === null || summary === undefined) return null;
   const clean = summary.trim();
   if (clean.length > SUMMARY_MAX)
-    throw fieldError('summary', `should be at most ${SUMMARY_MAX} character(s)`);
+    throw BadInput.field('summary', `should be at most ${SUMMARY_MAX} character(s)`);
   return clean === '' ? null : clean;
 }
 
 function requiredUrl(value: string | null | undefined): string {
   const url = optionalUrl(value);
-  if (url === null) throw fieldError('resource_url', RESOURCE_MESSAGES.blank);
+  if (url === null) throw BadInput.field('resource_url', RESOURCE_MESSAGES.blank);
   return url;
 }
 
@@ -360,10 +356,5 @@ function optionalUrl(value: string | null | undefined): string | null {
   } catch {
     // Reported below.
   }
-  throw fieldError('resource_url', RESOURCE_MESSAGES.badUrl);
-}
-
-/** A changeset-style error: `code: "validation"`, status 422, the field named. */
-function fieldError(field: string, message: string): BadInput {
-  return new BadInput(message, { fields: { [field]: [message] } });
+  throw BadInput.field('resource_url', RESOURCE_MESSAGES.badUrl);
 }

@@ -3,7 +3,7 @@ import { parse, validate } from 'graphql';
 import { buildSchema } from '../../graphql/schema.js';
 import { ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { groupFixture } from './group.fixture.js';
+import { groupFixture } from '../../testing/group-fixture.js';
 import { RESOURCE_DOCUMENTS } from './web-client-resource-documents.js';
 
 describe("the reference web client's resource documents", function () {

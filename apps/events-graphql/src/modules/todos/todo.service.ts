@@ -182,9 +182,7 @@ export class TodoService {
       replacements: { groupId },
     });
     if (!isMemberRole(await roleInGroup(this.options.sequelize, actorId, groupId, transaction))) {
-      throw new BadInput(TODO_MESSAGES.assigneeNotMember, {
-        fields: { assigned_to_id: [TODO_MESSAGES.assigneeNotMember] },
-      });
+      throw BadInput.field('assigned_to_id', TODO_MESSAGES.assigneeNotMember);
     }
     return actorId;
   }
@@ -210,9 +208,9 @@ export class TodoService {
 
 function validTitle(title: string): string {
   const clean = title.trim();
-  if (clean === '') throw new BadInput(TODO_MESSAGES.blank, { fields: { title: [TODO_MESSAGES.blank] } });
+  if (clean === '') throw BadInput.field('title', TODO_MESSAGES.blank);
   if (Array.from(clean).length > TITLE_MAX) {
-    throw new BadInput(TODO_MESSAGES.tooLong, { fields: { title: [TODO_MESSAGES.tooLong] } });
+    throw BadInput.field('title', TODO_MESSAGES.tooLong);
   }
   return clean;
 }

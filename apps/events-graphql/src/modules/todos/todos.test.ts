@@ -7,7 +7,7 @@ import {
   refusal,
   type Caller,
   type GroupFixture,
-} from '../resources/group.fixture.js';
+} from '../../testing/group-fixture.js';
 
 // Todo lists of groups (issue 14 §7; spec §2.2: members only, for every operation), through GraphQL over HTTP.
 

@@ -246,7 +246,7 @@ export class UserService {
       if (email.toLowerCase() === user.email.toLowerCase()) throw refused(USER_MESSAGES.newEmailSame);
       if (!isValidEmail(email)) throw refused(USER_MESSAGES.newEmailInvalid);
       if (await this.options.store.findByEmail(email)) {
-        throw new BadInput(USER_MESSAGES.emailTaken, { fields: { email: [USER_MESSAGES.emailTaken] } });
+        throw BadInput.field('email', USER_MESSAGES.emailTaken);
       }
       values.email = email;
     }
@@ -383,7 +383,7 @@ function validTimezone(value: string | null): string | null {
   if (value === null || value === '') return null;
   if (!TIMEZONES.has(value)) {
     const message = `Timezone ID ${value} is invalid`;
-    throw new BadInput(message, { fields: { timezone: [message] } });
+    throw BadInput.field('timezone', message);
   }
   return value;
 }

@@ -2,11 +2,10 @@ import { Router } from 'express';
 import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { methodNotAllowed } from '../../http/errors.js';
-import { setPageLinks } from '../../http/link-header.js';
+import { pageOf, pageRequest, setLinkHeader, STATUS_PAGE } from '../../http/link-pagination.js';
 import { optionalText, pathParam, validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
 import { optionalViewer, statusesJson, type StatusRouteDeps } from '../../modules/statuses/statuses-http.js';
-import { pageRequest, STATUS_PAGE } from '../../modules/timelines/pagination.js';
 import { accountStatusIds } from '../../modules/timelines/views/account-statuses.view.js';
 
 export interface AccountStatusesRouterDeps extends StatusRouteDeps {
@@ -59,8 +58,12 @@ export function accountStatusesRouter(deps: AccountStatusesRouterDeps): Router {
               pageRequest(query, 20),
             );
         const json = await statusesJson(deps, ids, viewer, 'account');
-        const [newest, oldest] = [ids[0], ids.at(-1)];
-        setPageLinks(req, res, deps.publicUrl, newest && oldest ? { newest, oldest } : null);
+        setLinkHeader(
+          req,
+          res,
+          deps.publicUrl,
+          pageOf(ids, (id) => id),
+        );
         res.json(json);
       }),
     )

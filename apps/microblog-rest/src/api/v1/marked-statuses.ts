@@ -1,10 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { setPageLinks } from '../../http/link-header.js';
+import { pageOf, pageRequest, setLinkHeader, STATUS_PAGE } from '../../http/link-pagination.js';
 import { validated } from '../../http/request-schema.js';
 import type { BearerGuards } from '../../modules/oauth/bearer.js';
 import { callerAccount, statusesJson, type StatusRouteDeps } from '../../modules/statuses/statuses-http.js';
-import { pageRequest, STATUS_PAGE } from '../../modules/timelines/pagination.js';
 import type { TimelineService } from '../../modules/timelines/timeline.service.js';
 
 export type MarkedStatusesDeps = StatusRouteDeps & {
@@ -25,13 +24,11 @@ export function markedStatusesRouter(kind: 'favourites' | 'bookmarks', deps: Mar
     validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
       const account = await callerAccount(deps, res);
       const rows = await deps.timelines.marked(kind, account.id, pageRequest(query, 20));
-      const first = rows[0];
-      const last = rows.at(-1);
-      setPageLinks(
+      setLinkHeader(
         req,
         res,
         deps.publicUrl,
-        first && last ? { newest: first.cursor, oldest: last.cursor } : null,
+        pageOf(rows, (row) => row.cursor),
       );
       res.json(
         await statusesJson(

@@ -4,7 +4,7 @@ import { serializeAccount } from '../../entities/account.js';
 import { serializeMediaAttachment } from '../../entities/media-attachment.js';
 import { serializeStatus } from '../../entities/status.js';
 import { methodNotAllowed } from '../../http/errors.js';
-import { setPageLinks } from '../../http/link-header.js';
+import { ACCOUNT_PAGE, pageOf, pageRequest, setLinkHeader } from '../../http/link-pagination.js';
 import { pathParam, validated } from '../../http/request-schema.js';
 import type { BearerGuards } from '../../modules/oauth/bearer.js';
 import { authOf } from '../../modules/oauth/bearer.js';
@@ -19,7 +19,6 @@ import {
 import { loadAccounts } from '../../modules/statuses/views/accounts.view.js';
 import type { ScheduledStatusService } from '../../modules/scheduled-statuses/scheduled-status.service.js';
 import { serializeScheduledStatus } from '../../entities/scheduled-status.js';
-import { ACCOUNT_PAGE, pageRequest } from '../../modules/timelines/pagination.js';
 
 export interface StatusesRouterDeps extends StatusRouteDeps {
   /** `scheduled_at` in the future: the status is kept and posted by a job. */
@@ -210,13 +209,11 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
           deps.accountViews,
           rows.map((row) => row.accountId),
         );
-        const first = rows[0];
-        const last = rows.at(-1);
-        setPageLinks(
+        setLinkHeader(
           req,
           res,
           deps.publicUrl,
-          first && last ? { newest: first.cursor, oldest: last.cursor } : null,
+          pageOf(rows, (row) => row.cursor),
         );
         res.json(
           rows.flatMap((row) => {

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { NotFound } from '@agora/core';
 import { z } from 'zod';
-import { setPageLinks } from '../../http/link-header.js';
+import { pageOf, pageRequest, setLinkHeader, STATUS_PAGE } from '../../http/link-pagination.js';
 import { validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
 import { RECORD_NOT_FOUND } from '../../modules/accounts/account.service.js';
@@ -14,7 +14,6 @@ import {
   statusesJson,
   type StatusRouteDeps,
 } from '../../modules/statuses/statuses-http.js';
-import { pageRequest, STATUS_PAGE } from '../../modules/timelines/pagination.js';
 import type { TimelineService } from '../../modules/timelines/timeline.service.js';
 import type { ListService } from '../../modules/lists/list.service.js';
 
@@ -48,11 +47,13 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
   const { timelines, guards } = deps;
   const router = Router();
 
-  const setLinks = (req: Request, res: Response, ids: string[]) => {
-    const first = ids[0];
-    const last = ids.at(-1);
-    setPageLinks(req, res, deps.publicUrl, first && last ? { newest: first, oldest: last } : null);
-  };
+  const setLinks = (req: Request, res: Response, ids: string[]) =>
+    setLinkHeader(
+      req,
+      res,
+      deps.publicUrl,
+      pageOf(ids, (id) => id),
+    );
   const sendPage = (req: Request, res: Response, ids: string[], json: StatusJson[]) => {
     setLinks(req, res, ids);
     res.json(json);

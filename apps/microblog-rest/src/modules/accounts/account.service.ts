@@ -11,7 +11,7 @@ import {
 } from '@agora/auth';
 import { Conflict, Forbidden, Internal, isAppError, NotFound, type Mailer } from '@agora/core';
 import { preparedStatement } from '@agora/db';
-import type { Actor, ActorStore, ActorType } from '@agora/federation';
+import { parseAcct, type Actor, type ActorStore, type ActorType } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { MicroblogLimits } from '../../config/config.js';
 import type { SerializableAccount } from '../../entities/account.js';
@@ -407,10 +407,9 @@ export class AccountService {
    * `name@domain`; no WebFinger. Errors: NotFound "Record not found".
    */
   async lookup(acct: string | undefined): Promise<AccountView> {
-    const [username = '', domain] = (acct ?? '').trim().replace(/^@/, '').split('@', 2);
-    if (username === '') throw new NotFound(RECORD_NOT_FOUND);
-    const local = domain === undefined || domain.toLowerCase() === this.localDomain;
-    const actor = await this.deps.actors.findByUsername(username, local ? null : domain);
+    const address = parseAcct(acct ?? '', this.localDomain);
+    if (!address) throw new NotFound(RECORD_NOT_FOUND);
+    const actor = await this.deps.actors.findByUsername(address.username, address.domain);
     if (!actor) throw new NotFound(RECORD_NOT_FOUND);
     return this.view(actor);
   }

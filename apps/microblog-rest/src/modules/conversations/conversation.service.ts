@@ -1,7 +1,7 @@
 import { NotFound } from '@agora/core';
 import { isRowId } from '@agora/db';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { pageRows, pageSql, type Page, type PageParams } from '../../http/link-pagination.js';
+import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
 import { visibleTo } from '../statuses/status.model.js';
 
 const RECORD_NOT_FOUND = 'Record not found';
@@ -34,7 +34,7 @@ export class ConversationService {
   constructor(private readonly deps: { sequelize: Sequelize }) {}
 
   /** The account's conversations, latest status first, paged by it. */
-  async list(accountId: string, page: PageParams): Promise<Page<ConversationRow>> {
+  async list(accountId: string, page: PageRequest): Promise<Page<ConversationRow>> {
     const bind: unknown[] = [accountId];
     const sql = pageSql('c.last_status_id', page, bind);
     const rows = await this.deps.sequelize.query<ConversationRow & { accountId: string }>(

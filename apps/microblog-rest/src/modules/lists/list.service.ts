@@ -1,9 +1,8 @@
 import { BadInput, NotFound, type JobQueue, type Logger } from '@agora/core';
 import { isRowId } from '@agora/db';
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import { pageRows, pageSql as linkPageSql, type Page, type PageParams } from '../../http/link-pagination.js';
+import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
 import { visibleTo } from '../statuses/status.model.js';
-import { pageSql, type PageRequest } from '../timelines/pagination.js';
 
 /** Adds a new member's recent statuses to a list's feed, or takes a former member's out. */
 export const LIST_MERGE_JOB = 'microblog.lists.merge';
@@ -128,7 +127,7 @@ export class ListService {
   async members(
     ownerId: string,
     id: string,
-    page: PageParams | { limit: null },
+    page: PageRequest | { limit: null },
   ): Promise<Page<{ accountId: string; cursor: string }>> {
     const list = await this.get(ownerId, id);
     if (page.limit === null) {
@@ -140,7 +139,7 @@ export class ListService {
       return { items };
     }
     const bind: unknown[] = [list.id];
-    const sql = linkPageSql('la.id', page, bind);
+    const sql = pageSql('la.id', page, bind);
     const rows = await this.deps.sequelize.query<{ accountId: string; cursor: string }>(
       `SELECT la.account_id::text AS "accountId", la.id::text AS cursor FROM list_accounts la
         WHERE la.list_id = $1${sql.where}${sql.tail}`,
@@ -213,12 +212,13 @@ export class ListService {
    */
   async timeline(ownerId: string, id: string, page: PageRequest): Promise<string[]> {
     const list = await this.get(ownerId, id);
-    const paged = pageSql('lf.status_id', page, 3);
-    const rows = await this.deps.sequelize.query<{ id: string }>(
-      `SELECT lf.status_id::text AS id FROM list_feeds lf
+    const bind: unknown[] = [list.id, ownerId];
+    const paged = pageSql('lf.status_id', page, bind);
+    const rows = await this.deps.sequelize.query<{ cursor: string }>(
+      `SELECT lf.status_id::text AS cursor FROM list_feeds lf
          JOIN statuses s ON s.id = lf.status_id AND s.deleted_at IS NULL
          LEFT JOIN statuses r ON r.id = s.reblog_of_id
-        WHERE lf.list_id = $1 AND ${paged.where}
+        WHERE lf.list_id = $1${paged.where}
           AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = $2
                            AND b.target_account_id IN (s.account_id, r.account_id))
           AND NOT EXISTS (SELECT 1 FROM mutes m WHERE m.account_id = $2
@@ -228,12 +228,10 @@ export class ListService {
                            WHERE d.account_id = $2 AND a.id IN (s.account_id, r.account_id))
           AND (s.reblog_of_id IS NULL OR NOT EXISTS (
                 SELECT 1 FROM follows f WHERE f.actor_id = $2 AND f.target_actor_id = s.account_id
-                   AND NOT f.show_reblogs))
-        ORDER BY ${paged.order} LIMIT ${page.limit}`,
-      { bind: [list.id, ownerId, ...paged.values], type: QueryTypes.SELECT },
+                   AND NOT f.show_reblogs))${paged.tail}`,
+      { bind, type: QueryTypes.SELECT },
     );
-    const ids = rows.map((row) => row.id);
-    return paged.ascending ? ids.reverse() : ids;
+    return pageRows(rows, page).items.map((row) => row.cursor);
   }
 
   /**

@@ -2,7 +2,7 @@ import { NotFound, type JobQueue, type Logger } from '@agora/core';
 import { isRowId } from '@agora/db';
 import type { Follow, FollowListener } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { pageRows, pageSql, type Page, type PageParams } from '../../http/link-pagination.js';
+import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
 import type { StatusListener } from '../statuses/status.service.js';
 import {
   DEFAULT_POLICY,
@@ -331,7 +331,7 @@ export class NotificationService {
   async list(
     viewerId: string,
     selection: NotificationSelection,
-    page: PageParams,
+    page: PageRequest,
   ): Promise<Page<NotificationRow>> {
     if (selection.fromAccountId === false) return { items: [] };
     const bind: unknown[] = [viewerId];
@@ -409,7 +409,7 @@ export class NotificationService {
     viewerId: string,
     selection: NotificationSelection,
     groupedTypes: readonly NotificationType[],
-    page: PageParams,
+    page: PageRequest,
   ): Promise<Page<NotificationGroupRow>> {
     const scan = await this.list(viewerId, selection, {
       ...page,

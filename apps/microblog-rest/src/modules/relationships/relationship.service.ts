@@ -1,8 +1,8 @@
 import { BadInput, Forbidden, NotFound } from '@agora/core';
 import { isRowId, preparedStatement } from '@agora/db';
-import type { Actor, ActorStore, Federation } from '@agora/federation';
+import { parseAcct, type Actor, type ActorStore, type Federation } from '@agora/federation';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { pageRows, pageSql, type Page, type PageParams } from '../../http/link-pagination.js';
+import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
 import {
   NOT_ALLOWED,
   RECORD_NOT_FOUND,
@@ -223,7 +223,7 @@ export class RelationshipService {
   async followList(
     direction: 'followers' | 'following',
     accountId: string,
-    page: PageParams,
+    page: PageRequest,
     viewerUserId: string | null,
   ): Promise<AccountPage> {
     const owner = await this.deps.accounts.findById(accountId);
@@ -244,7 +244,7 @@ export class RelationshipService {
   }
 
   /** GET /api/v1/follow_requests: who asks to follow the viewer, newest first. */
-  async followRequests(userId: string, page: PageParams): Promise<AccountPage> {
+  async followRequests(userId: string, page: PageRequest): Promise<AccountPage> {
     const viewer = await this.deps.accounts.activeAccount(userId);
     return this.accountPage(
       `SELECT f.id::text AS cursor, f.actor_id::text AS "accountId" FROM follows f
@@ -256,7 +256,7 @@ export class RelationshipService {
   }
 
   /** GET /api/v1/blocks. */
-  async blockList(userId: string, page: PageParams): Promise<AccountPage> {
+  async blockList(userId: string, page: PageRequest): Promise<AccountPage> {
     const viewer = await this.deps.accounts.activeAccount(userId);
     return this.accountPage(
       'SELECT b.id::text AS cursor, b.target_account_id::text AS "accountId" FROM blocks b WHERE b.account_id = $1',
@@ -269,7 +269,7 @@ export class RelationshipService {
   /** GET /api/v1/mutes: the accounts with when each mute ends (MutedAccount `mute_expires_at`). */
   async muteList(
     userId: string,
-    page: PageParams,
+    page: PageRequest,
   ): Promise<Page<AccountView & { muteExpiresAt: Date | null }>> {
     const viewer = await this.deps.accounts.activeAccount(userId);
     const listed = await this.accountPage<{ expiresAt: Date | null }>(
@@ -283,7 +283,7 @@ export class RelationshipService {
   }
 
   /** GET /api/v1/domain_blocks: the viewer's blocked domains, newest first. */
-  async domainBlockList(userId: string, page: PageParams): Promise<Page<string>> {
+  async domainBlockList(userId: string, page: PageRequest): Promise<Page<string>> {
     const viewer = await this.deps.accounts.activeAccount(userId);
     const bind: unknown[] = [viewer.id];
     const { where, tail } = pageSql('id', page, bind);
@@ -390,15 +390,11 @@ export class RelationshipService {
    * not known yet. Returns the followed account. Errors: NotFound, Forbidden (as `follow`).
    */
   async followAddress(userId: string, address: string | undefined): Promise<AccountView> {
-    const term = (address ?? '')
-      .trim()
-      .replace(/^acct:/i, '')
-      .replace(/^@/, '');
-    const [username = '', host] = term.split('@', 2);
-    if (username === '') throw new NotFound(RECORD_NOT_FOUND);
-    const local = host === undefined || host.toLowerCase() === this.deps.accounts.localDomain;
-    let actor = await this.deps.actors.findByUsername(username, local ? null : host.toLowerCase());
-    if (!actor && !local) actor = await this.deps.federation.resolveAccount(term);
+    const term = (address ?? '').trim();
+    const named = parseAcct(term, this.deps.accounts.localDomain);
+    if (!named) throw new NotFound(RECORD_NOT_FOUND);
+    let actor = await this.deps.actors.findByUsername(named.username, named.domain);
+    if (!actor && named.domain !== null) actor = await this.deps.federation.resolveAccount(term);
     if (!actor) throw new NotFound(RECORD_NOT_FOUND);
     await this.follow(userId, actor.id, {});
     return this.deps.accounts.findById(actor.id);
@@ -458,7 +454,7 @@ export class RelationshipService {
     sql: string,
     cursorColumn: string,
     bind: unknown[],
-    page: PageParams,
+    page: PageRequest,
   ): Promise<Page<AccountView & { row: Extra }>> {
     const values = [...bind];
     const { where, tail } = pageSql(cursorColumn, page, values);

@@ -2,7 +2,7 @@ import { BadInput, isAppError, NotFound, type JobQueue, type Logger, type Period
 import { isRowId } from '@agora/db';
 import type { Actor, ActorStore } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { pageRows, pageSql, type Page, type PageParams } from '../../http/link-pagination.js';
+import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
 import {
   defineMediaAttachmentModel,
   toMediaAttachment,
@@ -134,7 +134,7 @@ export class ScheduledStatusService {
   }
 
   /** GET /api/v1/scheduled_statuses: the owner's, paged by id (newest first). */
-  async list(accountId: string, page: PageParams): Promise<Page<ScheduledStatusView>> {
+  async list(accountId: string, page: PageRequest): Promise<Page<ScheduledStatusView>> {
     const bind: unknown[] = [accountId];
     const sql = pageSql('id', page, bind);
     const rows = await this.deps.sequelize.query<Row>(

@@ -1,6 +1,6 @@
 import { NotFound } from '@agora/core';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { pageRows, pageSql, type Page, type PageParams } from '../../http/link-pagination.js';
+import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
 
 const RECORD_NOT_FOUND = 'Record not found';
 /** A hashtag name as statuses link them (status-text.ts): letters, digits, `_`, at least one non-digit. */
@@ -85,7 +85,7 @@ export class TagService {
   }
 
   /** GET /api/v1/followed_tags: newest follow first, paged by the follow's id (Link header). */
-  async followed(viewerId: string, page: PageParams): Promise<Page<TagView>> {
+  async followed(viewerId: string, page: PageRequest): Promise<Page<TagView>> {
     const bind: unknown[] = [viewerId];
     const paged = pageSql('f.id', page, bind);
     const rows = await this.deps.sequelize.query<{ cursor: string; id: string; name: string }>(

@@ -9,10 +9,14 @@ export interface Page<T> {
 /** What a page query names: its parent row, a variant of the rules (`scope`), and the page. */
 export interface PageKey {
   parentId: string;
-  scope: string;
+  /** For queries whose rows depend on who asks (`PagedQuery.where`); none by default. */
+  scope?: string;
   page: number;
   limit: number;
 }
+
+/** The SQL type of parent ids: actors and discussions are `bigint`, resources and todo lists `uuid`. */
+export type ParentType = 'bigint' | 'uuid';
 
 export interface PagedQuery {
   /** `SELECT <columns>` list of the rows, with the table aliased as the `from` clause says. */
@@ -21,6 +25,8 @@ export interface PagedQuery {
   from: string;
   /** The column holding the parent id (e.g. `p.attributed_to_id`). */
   parentColumn: string;
+  /** `bigint` unless said. */
+  parentType?: ParentType;
   /** Extra conditions of a scope (`''` for none). */
   where: (scope: string) => string;
   /** ORDER BY of one parent's rows. */
@@ -35,6 +41,8 @@ export interface RankedPagesQuery {
   from: string;
   /** The column holding the parent id (e.g. `p.attributed_to_id`). */
   parentColumn: string;
+  /** `bigint` unless said. */
+  parentType?: ParentType;
   /** Every condition of the rows, the parents' (`… = ANY(ARRAY[:parentIds]::bigint[])`) included. */
   where: string;
   /** ORDER BY of one parent's rows. */
@@ -48,7 +56,7 @@ export interface RankedPagesQuery {
 /**
  * One page of rows of each parent with each parent's total, in one statement: the rows ranked per
  * parent carry their parent's count. A parent whose page comes back empty past the first page (asked
- * beyond its end) is counted apart; an empty first page means none.
+ * beyond its end) or for a limit of 0 is counted apart; an empty first page means none.
  */
 export async function rankedPages<T>(
   sequelize: Sequelize,
@@ -71,11 +79,14 @@ export async function rankedPages<T>(
     page.total = Number(parentTotal);
     page.elements.push(row as unknown as T);
   }
-  const unknown = offset > 0 ? query.parentIds.filter((id) => pages.get(id)!.elements.length === 0) : [];
+  const unknown =
+    offset > 0 || query.limit <= 0
+      ? query.parentIds.filter((id) => pages.get(id)!.elements.length === 0)
+      : [];
   if (unknown.length > 0) {
     const counts = await sequelize.query<{ parentKey: string; total: number }>(
       `SELECT ${query.parentColumn}::text AS "parentKey", count(*)::int AS total ${query.from}
-        WHERE ${query.where} AND ${query.parentColumn} = ANY(ARRAY[:unknownIds]::bigint[])
+        WHERE ${query.where} AND ${query.parentColumn} = ANY(ARRAY[:unknownIds]::${query.parentType ?? 'bigint'}[])
         GROUP BY ${query.parentColumn}`,
       { type: QueryTypes.SELECT, replacements: { ...replacements, unknownIds: unknown } },
     );
@@ -86,13 +97,13 @@ export async function rankedPages<T>(
 
 /**
  * A DataLoader of pages of child rows by parent: parents asked for the same scope and page share one
- * statement (`rankedPages`), so a list of groups costs no query per group.
+ * statement (`rankedPages`), so a list of groups, folders or todo lists costs no query per parent.
  */
 export function pagedByParent<T>(
   sequelize: Sequelize,
   query: PagedQuery,
 ): DataLoader<PageKey, Page<T>, string> {
-  const batchKey = (key: PageKey) => JSON.stringify([key.scope, key.page, key.limit]);
+  const batchKey = (key: PageKey) => JSON.stringify([key.scope ?? '', key.page, key.limit]);
   const cacheKey = (key: PageKey) => `${batchKey(key)}:${key.parentId}`;
   return new DataLoader(
     async (keys) => {
@@ -100,19 +111,21 @@ export function pagedByParent<T>(
       for (const key of keys) batches.set(batchKey(key), [...(batches.get(batchKey(key)) ?? []), key]);
       const pages = new Map<string, Page<T>>();
       for (const [batch, members] of batches) {
-        const { scope, page, limit } = members[0]!;
+        const { scope = '', page, limit } = members[0]!;
         const extra = query.where(scope);
         const parentIds = members.map((key) => key.parentId);
+        const parentType = query.parentType ?? 'bigint';
         const found = await rankedPages<T>(sequelize, {
           columns: query.columns,
           from: query.from,
           parentColumn: query.parentColumn,
-          where: `${query.parentColumn} = ANY(ARRAY[:parentIds]::bigint[])${extra ? ` AND ${extra}` : ''}`,
+          parentType,
+          where: `${query.parentColumn} = ANY(ARRAY[:parentIds]::${parentType}[])${extra ? ` AND ${extra}` : ''}`,
           order: query.order,
           parentIds,
           page,
           limit,
-          replacements: { parentIds: [...parentIds, '0'] },
+          replacements: { parentIds },
         });
         for (const [parentId, found_] of found) pages.set(`${batch}:${parentId}`, found_);
       }

@@ -10,6 +10,6 @@ export const Group: GroupResolvers = {
     if (!caller.signedIn)
       throw new Unauthenticated('Not authorized to access object paginated_resource_list');
     if (!isMemberRole(caller.role)) return { elements: [], total: 0 };
-    return ctx.loaders.resources.ofGroup.load({ owner: group.id, page: page ?? 1, limit: limit ?? 10 });
+    return ctx.loaders.resources.ofGroup.load({ parentId: group.id, page: page ?? 1, limit: limit ?? 10 });
   },
 };

@@ -19,7 +19,7 @@ export const Resource: ResourceResolvers = {
     if (!isMemberRole((await groupViewer(ctx, resource.groupId)).role)) return EMPTY_PAGE;
     const key = { page: page ?? 1, limit: limit ?? 10 };
     return isRootFolder(resource)
-      ? ctx.loaders.resources.topLevel.load({ owner: resource.groupId, ...key })
-      : ctx.loaders.resources.inFolder.load({ owner: resource.id, ...key });
+      ? ctx.loaders.resources.topLevel.load({ parentId: resource.groupId, ...key })
+      : ctx.loaders.resources.inFolder.load({ parentId: resource.id, ...key });
   },
 };

@@ -10,7 +10,7 @@ export const Group: GroupResolvers = {
     if (!caller.signedIn)
       throw new Unauthenticated('Not authorized to access object paginated_todo_list_list');
     const found = await ctx.loaders.todos.ofGroup.load({
-      owner: group.id,
+      parentId: group.id,
       page: page ?? 1,
       limit: limit ?? 10,
     });

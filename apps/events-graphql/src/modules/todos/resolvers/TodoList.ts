@@ -12,6 +12,6 @@ export const TodoList: TodoListResolvers = {
     if (!isMemberRole((await groupViewer(ctx, list.groupId)).role)) {
       throw new Forbidden(TODO_MESSAGES.notMember, { code: 'unknown_error' });
     }
-    return ctx.loaders.todos.inList.load({ owner: list.id, page: page ?? 1, limit: limit ?? 10 });
+    return ctx.loaders.todos.inList.load({ parentId: list.id, page: page ?? 1, limit: limit ?? 10 });
   },
 };

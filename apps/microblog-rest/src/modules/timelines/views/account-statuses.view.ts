@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { visibleTo } from '../../statuses/status.model.js';
-import { pageSql, type PageRequest } from '../pagination.js';
+import { pageRows, pageSql, type PageRequest } from '../../../http/link-pagination.js';
 
 /** The filters of GET /api/v1/accounts/:id/statuses (methods_summary: accounts#statuses). */
 export interface AccountStatusesFilter {
@@ -43,9 +43,9 @@ export async function accountStatusIds(
     conditions.push(`EXISTS (SELECT 1 FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
                       WHERE st.status_id = s.id AND lower(t.name) = $${bind.length})`);
   }
-  const paged = pageSql('s.id', page, bind.length + 1);
-  const rows = await sequelize.query<{ id: string }>(
-    `SELECT s.id::text AS id FROM statuses s
+  const paged = pageSql('s.id', page, bind);
+  const rows = await sequelize.query<{ cursor: string }>(
+    `SELECT s.id::text AS cursor FROM statuses s
       WHERE s.account_id = $1 AND s.deleted_at IS NULL AND ${visibleTo('$2::bigint')}
         -- An account that blocks the viewer shows it nothing.
         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.account_id = $1 AND b.target_account_id = $2::bigint)
@@ -61,10 +61,8 @@ export async function accountStatusIds(
                                   WHERE m.account_id = $2::bigint AND m.target_account_id = r.account_id
                                     AND (m.expires_at IS NULL OR m.expires_at > now()))))
         ${conditions.map((condition) => `AND ${condition}`).join('\n        ')}
-        AND ${paged.where}
-      ORDER BY ${paged.order} LIMIT ${page.limit}`,
-    { bind: [...bind, ...paged.values], type: QueryTypes.SELECT },
+        ${paged.where}${paged.tail}`,
+    { bind, type: QueryTypes.SELECT },
   );
-  const ids = rows.map((row) => row.id);
-  return paged.ascending ? ids.reverse() : ids;
+  return pageRows(rows, page).items.map((row) => row.cursor);
 }
