@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { gql, ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
-import { groupFixture, type GroupFixture, type Profile } from '../resources/group.fixture.js';
+import { groupFixture, type GroupFixture, type Profile } from '../../testing/group-fixture.js';
 import { GROUP_DOCUMENTS } from './web-client-group-documents.js';
 
 /**
@@ -99,10 +99,10 @@ describe('the group page answer cache (issue 14 performance)', function () {
     server = await startTestServer('group-answers');
     group = await groupFixture(server, 'answers');
     firstEvent = await mutate(
-      group.administrator,
+      group.people.administrator,
       CREATE_EVENT,
       {
-        organizerActorId: group.administrator.profileId,
+        organizerActorId: group.people.administrator.profileId,
         attributedToId: group.groupId,
         title: 'Week picnic',
         beginsOn: inDays(7),
@@ -112,13 +112,13 @@ describe('the group page answer cache (issue 14 performance)', function () {
       'createEvent',
     );
     await mutate(
-      group.administrator,
+      group.people.administrator,
       CREATE_POST,
       { attributedToId: group.groupId, title: 'Members news', visibility: 'PRIVATE' },
       'createPost',
     );
     await mutate(
-      group.administrator,
+      group.people.administrator,
       CREATE_POST,
       { attributedToId: group.groupId, title: 'Public news', visibility: 'PUBLIC', tags: ['news'] },
       'createPost',
@@ -166,10 +166,10 @@ describe('the group page answer cache (issue 14 performance)', function () {
 
   it('lists the events of the new window once afterDateTime passes an event', async () => {
     const soon = await mutate(
-      group.administrator,
+      group.people.administrator,
       CREATE_EVENT,
       {
-        organizerActorId: group.administrator.profileId,
+        organizerActorId: group.people.administrator.profileId,
         attributedToId: group.groupId,
         title: 'Tomorrow walk',
         beginsOn: inDays(1),
@@ -190,7 +190,10 @@ describe('the group page answer cache (issue 14 performance)', function () {
     const justBefore = await visit(group.people.member, { afterDateTime: inDays(0.5) });
     expect(justBefore.page.organizedEvents.elements.map((event) => event.title)).to.include('Tomorrow walk');
     ok(
-      await gql(server, DELETE_EVENT, { token: group.administrator.token, variables: { eventId: soon.id } }),
+      await gql(server, DELETE_EVENT, {
+        token: group.people.administrator.token,
+        variables: { eventId: soon.id },
+      }),
       'deleteEvent',
     );
   });
@@ -223,7 +226,7 @@ describe('the group page answer cache (issue 14 performance)', function () {
 
   it('lists a scheduled post for non-members once its time has come, without any write', async () => {
     await mutate(
-      group.administrator,
+      group.people.administrator,
       CREATE_POST,
       {
         attributedToId: group.groupId,
@@ -247,7 +250,7 @@ describe('the group page answer cache (issue 14 performance)', function () {
 
     await visit();
     await mutate(
-      group.administrator,
+      group.people.administrator,
       UPDATE_EVENT,
       { eventId: firstEvent.id, title: 'Picnic' },
       'updateEvent',
@@ -255,10 +258,10 @@ describe('the group page answer cache (issue 14 performance)', function () {
     expect(await titles()).to.include('Picnic');
 
     const added = await mutate(
-      group.administrator,
+      group.people.administrator,
       CREATE_EVENT,
       {
-        organizerActorId: group.administrator.profileId,
+        organizerActorId: group.people.administrator.profileId,
         attributedToId: group.groupId,
         title: 'Concert',
         beginsOn: inDays(10),
@@ -266,7 +269,7 @@ describe('the group page answer cache (issue 14 performance)', function () {
       'createEvent',
     );
     expect(await titles()).to.include('Concert');
-    await mutate(group.administrator, DELETE_EVENT, { eventId: added.id }, 'deleteEvent');
+    await mutate(group.people.administrator, DELETE_EVENT, { eventId: added.id }, 'deleteEvent');
     expect(await titles()).not.to.include('Concert');
 
     const count = (await visit()).page.organizedEvents.elements.find((event) => event.title === 'Picnic')!
@@ -281,7 +284,7 @@ describe('the group page answer cache (issue 14 performance)', function () {
     expect(joined.participantStats.participant).to.equal(count + 1);
 
     await mutate(
-      group.administrator,
+      group.people.administrator,
       UPDATE_GROUP,
       {
         id: group.groupId,
@@ -296,19 +299,24 @@ describe('the group page answer cache (issue 14 performance)', function () {
     expect(updated.physicalAddress?.locality).to.equal('Rennes');
 
     const post = await mutate(
-      group.administrator,
+      group.people.administrator,
       CREATE_POST,
       { attributedToId: group.groupId, title: 'Fresh news', visibility: 'PUBLIC' },
       'createPost',
     );
     expect((await visit()).page.posts.elements.map((p) => p.title)).to.include('Fresh news');
-    await mutate(group.administrator, UPDATE_POST, { id: post.id, title: 'Edited news' }, 'updatePost');
+    await mutate(
+      group.people.administrator,
+      UPDATE_POST,
+      { id: post.id, title: 'Edited news' },
+      'updatePost',
+    );
     expect((await visit()).page.posts.elements.map((p) => p.title)).to.include('Edited news');
 
     await mutate(
-      group.administrator,
+      group.people.administrator,
       UPDATE_PERSON,
-      { id: group.administrator.profileId, name: 'Chief' },
+      { id: group.people.administrator.profileId, name: 'Chief' },
       'updatePerson',
     );
     expect((await visit()).page.organizedEvents.elements[0]!.organizerActor.name).to.equal('Chief');
@@ -442,7 +450,7 @@ describe('the group page answer cache (issue 14 performance)', function () {
       await visit(group.people.member, { target: other });
       expect((await visit(group.people.member, { target: other })).statements).to.equal(0);
       await mutate(
-        group.administrator,
+        group.people.administrator,
         UPDATE_EVENT,
         { eventId: firstEvent.id, title: 'Seen everywhere' },
         'updateEvent',
@@ -454,7 +462,7 @@ describe('the group page answer cache (issue 14 performance)', function () {
       await visit(group.people.member);
       ok(
         await gql(other, UPDATE_EVENT, {
-          token: group.administrator.token,
+          token: group.people.administrator.token,
           variables: { eventId: firstEvent.id, title: 'Written elsewhere' },
         }),
         'updateEvent',
