@@ -5,7 +5,12 @@ import { methodNotAllowed } from '../../http/errors.js';
 import { setPageLinks } from '../../http/link-header.js';
 import { optionalText, pathParam, validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
-import { optionalViewer, statusesJson, type StatusRouteDeps } from '../../modules/statuses/statuses-http.js';
+import {
+  jsonArray,
+  optionalViewer,
+  statusesJson,
+  type StatusRouteDeps,
+} from '../../modules/statuses/statuses-http.js';
 import { pageRequest, STATUS_PAGE } from '../../modules/timelines/pagination.js';
 import { accountStatusIds } from '../../modules/timelines/views/account-statuses.view.js';
 
@@ -61,7 +66,7 @@ export function accountStatusesRouter(deps: AccountStatusesRouterDeps): Router {
         const json = await statusesJson(deps, ids, viewer, 'account');
         const [newest, oldest] = [ids[0], ids.at(-1)];
         setPageLinks(req, res, deps.publicUrl, newest && oldest ? { newest, oldest } : null);
-        res.json(json);
+        res.type('json').send(jsonArray(json));
       }),
     )
     .all(methodNotAllowed(['GET']));

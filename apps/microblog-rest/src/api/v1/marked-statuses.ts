@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { setPageLinks } from '../../http/link-header.js';
 import { validated } from '../../http/request-schema.js';
 import type { BearerGuards } from '../../modules/oauth/bearer.js';
-import { callerAccount, statusesJson, type StatusRouteDeps } from '../../modules/statuses/statuses-http.js';
+import {
+  callerAccount,
+  jsonArray,
+  statusesJson,
+  type StatusRouteDeps,
+} from '../../modules/statuses/statuses-http.js';
 import { pageRequest, STATUS_PAGE } from '../../modules/timelines/pagination.js';
 import type { TimelineService } from '../../modules/timelines/timeline.service.js';
 
@@ -33,13 +38,12 @@ export function markedStatusesRouter(kind: 'favourites' | 'bookmarks', deps: Mar
         deps.publicUrl,
         first && last ? { newest: first.cursor, oldest: last.cursor } : null,
       );
-      res.json(
-        await statusesJson(
-          deps,
-          rows.map((row) => row.id),
-          account.id,
-        ),
+      const statuses = await statusesJson(
+        deps,
+        rows.map((row) => row.id),
+        account.id,
       );
+      res.type('json').send(jsonArray(statuses));
     }),
   );
   return router;

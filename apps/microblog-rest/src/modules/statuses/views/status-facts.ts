@@ -1,3 +1,6 @@
+import { preparedStatement } from '@agora/db';
+import type { Sequelize } from 'sequelize';
+
 /**
  * The facts of a status that change without moving its render stamp (ADR 0039), as columns of one
  * statement: the home page's and the statuses view's by ids (ADR 0047) read them the same way.
@@ -123,5 +126,58 @@ export function facts(row: FactRow, prefix: 's' | 'r', id: string): StatusFacts 
     bookmarked: row[c.bookmarked] as boolean,
     muted: row[c.muted] as boolean,
     pinned: row[c.pinned] as boolean,
+  };
+}
+
+/** A status of a list read by ids: its facts and, for a reblog, the original's. */
+export interface FactsEntry {
+  status: StatusFacts;
+  reblog: StatusFacts | null;
+}
+
+/** The facts of a list of statuses for one viewer (or none), in the order asked. */
+export interface FactsPage {
+  /** The viewer has filters (expired ones too): the list needs their matcher. */
+  hasFilters: boolean;
+  entries: FactsEntry[];
+}
+
+type FactsByIdRow = { id: string; reblog_of_id: string | null; has_filters: boolean } & FactRow;
+
+/**
+ * The facts of the statuses `$1` (in their order, repeated ids repeated, unknown ids left out) and of
+ * their reblogged originals, for viewer `$2` (null: anonymous, every flag false), in ONE statement
+ * (ADR 0047). Deleted statuses are read too, as the statuses view reads them: the caller chose the
+ * ids. `has_filters` depends on `$2` alone (an InitPlan, evaluated once).
+ */
+const FACTS_BY_IDS = preparedStatement<FactsByIdRow, [string[], string | null]>({
+  name: 'microblog_status_facts_by_ids',
+  text: `SELECT s.id::text AS id, s.reblog_of_id::text AS reblog_of_id,
+         (SELECT EXISTS (SELECT 1 FROM filters fl WHERE fl.account_id = $2::bigint)) AS has_filters,
+         ${factColumns('s', 's')},
+         ${factColumns('r', 'r')}
+    FROM (SELECT $2::bigint AS id) v
+    CROSS JOIN unnest($1::bigint[]) WITH ORDINALITY w(id, ord)
+    JOIN statuses s ON s.id = w.id
+    ${accountJoin('s', 's')}
+    LEFT JOIN statuses r ON r.id = s.reblog_of_id
+    ${accountJoin('r', 'r')}
+   ORDER BY w.ord`,
+});
+
+/** The facts of `ids` for `viewerId` (see `FACTS_BY_IDS`); ids must be row ids. */
+export async function readStatusFacts(
+  sequelize: Sequelize,
+  ids: readonly string[],
+  viewerId: string | null,
+): Promise<FactsPage> {
+  if (ids.length === 0) return { hasFilters: false, entries: [] };
+  const rows = await FACTS_BY_IDS.rows(sequelize, [[...ids], viewerId]);
+  return {
+    hasFilters: rows[0]?.has_filters ?? false,
+    entries: rows.map((row) => ({
+      status: facts(row, 's', row.id),
+      reblog: row.reblog_of_id === null ? null : facts(row, 'r', row.reblog_of_id),
+    })),
   };
 }
