@@ -465,7 +465,7 @@ export const AppContext = {
         markers,
         notifications,
         filters,
-        timelines: overrides.timelines ?? new TimelineService({ sequelize }),
+        timelines: overrides.timelines ?? new TimelineService({ sequelize, rendered: statuses.rendered }),
         announcements:
           overrides.announcements ??
           new AnnouncementService({ sequelize, actors, publicUrl: config.http.publicUrl }),

@@ -5,7 +5,12 @@ import { methodNotAllowed } from '../../http/errors.js';
 import { pageOf, pageRequest, setLinkHeader, STATUS_PAGE } from '../../http/link-pagination.js';
 import { optionalText, pathParam, validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
-import { optionalViewer, statusesJson, type StatusRouteDeps } from '../../modules/statuses/statuses-http.js';
+import {
+  jsonArray,
+  optionalViewer,
+  statusesJson,
+  type StatusRouteDeps,
+} from '../../modules/statuses/statuses-http.js';
 import { accountStatusIds } from '../../modules/timelines/views/account-statuses.view.js';
 
 export interface AccountStatusesRouterDeps extends StatusRouteDeps {
@@ -64,7 +69,7 @@ export function accountStatusesRouter(deps: AccountStatusesRouterDeps): Router {
           deps.publicUrl,
           pageOf(ids, (id) => id),
         );
-        res.json(json);
+        res.type('json').send(jsonArray(json));
       }),
     )
     .all(methodNotAllowed(['GET']));

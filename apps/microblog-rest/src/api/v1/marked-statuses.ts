@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { pageOf, pageRequest, setLinkHeader, STATUS_PAGE } from '../../http/link-pagination.js';
 import { validated } from '../../http/request-schema.js';
 import type { BearerGuards } from '../../modules/oauth/bearer.js';
-import { callerAccount, statusesJson, type StatusRouteDeps } from '../../modules/statuses/statuses-http.js';
+import {
+  callerAccount,
+  jsonArray,
+  statusesJson,
+  type StatusRouteDeps,
+} from '../../modules/statuses/statuses-http.js';
 import type { TimelineService } from '../../modules/timelines/timeline.service.js';
 
 export type MarkedStatusesDeps = StatusRouteDeps & {
@@ -30,13 +35,12 @@ export function markedStatusesRouter(kind: 'favourites' | 'bookmarks', deps: Mar
         deps.publicUrl,
         pageOf(rows, (row) => row.cursor),
       );
-      res.json(
-        await statusesJson(
-          deps,
-          rows.map((row) => row.id),
-          account.id,
-        ),
+      const statuses = await statusesJson(
+        deps,
+        rows.map((row) => row.id),
+        account.id,
       );
+      res.type('json').send(jsonArray(statuses));
     }),
   );
   return router;

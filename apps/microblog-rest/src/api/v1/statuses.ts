@@ -11,6 +11,7 @@ import { authOf } from '../../modules/oauth/bearer.js';
 import { createStatusParams, editStatusParams, reblogParams } from '../../modules/statuses/status-params.js';
 import {
   callerAccount,
+  jsonArray,
   optionalViewer,
   statusJson,
   statusesJson,
@@ -54,7 +55,7 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
       validated({ query: z.object({ id: idList }) }, async ({ query }, res, req) => {
         const viewer = await optionalViewer(deps, req, res);
         const ids = await statuses.visibleIds(query.id ?? [], viewer);
-        res.json(await statusesJson(deps, ids, viewer));
+        res.type('json').send(jsonArray(await statusesJson(deps, ids, viewer)));
       }),
     )
     .post(
@@ -127,9 +128,9 @@ export function statusesRouter(deps: StatusesRouterDeps): Router {
       const { ancestors, descendants } = await statuses.context(params.id, viewer);
       // One hydration for both lists; the viewer's filters of the thread context apply.
       const all = await statusesJson(deps, [...ancestors, ...descendants], viewer, 'thread');
-      const shown = new Map(all.map((json) => [json.id, json]));
-      const json = (ids: string[]) => ids.flatMap((id) => shown.get(id) ?? []);
-      res.json({ ancestors: json(ancestors), descendants: json(descendants) });
+      const shown = new Map(all.map((item) => [item.id, item]));
+      const json = (ids: string[]) => jsonArray(ids.flatMap((id) => shown.get(id) ?? []));
+      res.type('json').send(`{"ancestors":${json(ancestors)},"descendants":${json(descendants)}}`);
     }),
   );
 

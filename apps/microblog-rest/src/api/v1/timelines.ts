@@ -5,11 +5,11 @@ import { pageOf, pageRequest, setLinkHeader, STATUS_PAGE } from '../../http/link
 import { validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
 import { RECORD_NOT_FOUND } from '../../modules/accounts/account.service.js';
-import type { StatusJson } from '../../entities/status.js';
 import type { FilterContext } from '../../modules/notifications/filter.service.js';
 import { userIdOf, type BearerGuards } from '../../modules/oauth/bearer.js';
 import {
   callerAccount,
+  jsonArray,
   optionalViewer,
   statusesJson,
   type StatusRouteDeps,
@@ -54,9 +54,10 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
       deps.publicUrl,
       pageOf(ids, (id) => id),
     );
-  const sendPage = (req: Request, res: Response, ids: string[], json: StatusJson[]) => {
+  const sendPage = (req: Request, res: Response, ids: string[], text: string) => {
     setLinks(req, res, ids);
-    res.json(json);
+    // Already JSON text: sent as res.json would send it (ADR 0047).
+    res.type('json').send(text);
   };
   const answer = async (
     req: Request,
@@ -64,7 +65,7 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
     ids: string[],
     viewer: string | null,
     context: FilterContext,
-  ) => sendPage(req, res, ids, await statusesJson(deps, ids, viewer, context));
+  ) => sendPage(req, res, ids, jsonArray(await statusesJson(deps, ids, viewer, context)));
 
   router.get(
     '/api/v1/timelines/home',

@@ -9,7 +9,7 @@ import { paramsObject, validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
 import { BEARER_ERRORS, lookupBearer } from '../../modules/oauth/bearer.js';
 import type { SearchService, SearchType } from '../../modules/search/search.service.js';
-import { statusesJson, type StatusRouteDeps } from '../../modules/statuses/statuses-http.js';
+import { jsonArray, statusesJson, type StatusRouteDeps } from '../../modules/statuses/statuses-http.js';
 
 export interface SearchRouterDeps extends StatusRouteDeps {
   search: SearchService;
@@ -97,11 +97,14 @@ export function searchRouter(deps: SearchRouterDeps): Router {
           maxId: query.max_id ?? null,
           minId: query.min_id ?? null,
         });
-        res.json({
-          accounts: found.accounts.map((view) => serializeAccount(view, deps.publicUrl)),
-          statuses: await statusesJson(deps, found.statuses, viewer?.accountId ?? null, 'public'),
-          hashtags: found.hashtags.map((tag) => serializeTag(tag, deps.publicUrl)),
-        });
+        const statuses = await statusesJson(deps, found.statuses, viewer?.accountId ?? null, 'public');
+        // The statuses are already JSON text (ADR 0047): the Search entity is written around them,
+        // keys in the order res.json gave them.
+        const accounts = JSON.stringify(found.accounts.map((view) => serializeAccount(view, deps.publicUrl)));
+        const hashtags = JSON.stringify(found.hashtags.map((tag) => serializeTag(tag, deps.publicUrl)));
+        res
+          .type('json')
+          .send(`{"accounts":${accounts},"statuses":${jsonArray(statuses)},"hashtags":${hashtags}}`);
       }),
     )
     .all(methodNotAllowed(['GET']));

@@ -14,6 +14,8 @@ import { renderLinkedText, type LinkedText } from './linked-text.js';
 import { statusLength } from './status-text.js';
 import { loadStatusViews, type StatusView } from './views/status.view.js';
 import { loadAccounts } from './views/accounts.view.js';
+import { RenderedStatuses, type RenderLoaders } from './views/rendered-statuses.js';
+import { readStatusFacts, type FactsPage } from './views/status-facts.js';
 import type { SerializableAccount } from '../../entities/account.js';
 
 export const RECORD_NOT_FOUND = 'Record not found';
@@ -132,6 +134,16 @@ export class StatusService {
   /** Other feeds written on post by the fan-out job (the lists'), after the home feeds. */
   private readonly feedWriters: Array<(statusId: string) => Promise<unknown>> = [];
   private readonly listeners: StatusListener[] = [];
+  /**
+   * This process's rendered statuses and accounts, checked against their render stamps on every
+   * read (ADR 0039, 0047): shared by every list of statuses (timelines, search, threads…).
+   */
+  readonly rendered = new RenderedStatuses();
+  /** How `rendered` fills its misses: the statuses view without a viewer, the accounts view. */
+  readonly renderLoaders: RenderLoaders = {
+    statuses: (ids) => this.views(ids, null),
+    accounts: (ids) => this.accountViews(ids),
+  };
 
   constructor(private readonly deps: StatusServiceDeps) {}
 
@@ -147,6 +159,14 @@ export class StatusService {
   /** Hydrated views of statuses for a viewer (a page of a timeline, a context). */
   views(ids: readonly string[], viewerId: string | null): Promise<Map<string, StatusView>> {
     return loadStatusViews(this.deps, ids, viewerId);
+  }
+
+  /**
+   * What a cached rendering of `ids` needs to be true for the viewer, in one statement: render
+   * stamps, counters, the viewer's flags, polls, whether the viewer has filters (ADR 0047).
+   */
+  facts(ids: readonly string[], viewerId: string | null): Promise<FactsPage> {
+    return readStatusFacts(this.deps.sequelize, ids, viewerId);
   }
 
   /** The accounts of statuses as their entities show them (a rendered page's stale accounts). */

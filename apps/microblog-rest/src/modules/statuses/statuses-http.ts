@@ -3,6 +3,7 @@ import { Unauthenticated } from '@agora/core';
 import type { Actor } from '@agora/federation';
 import { serializeFilterResult } from '../../entities/filter.js';
 import { serializeStatus, type StatusJson, type StatusJsonContext } from '../../entities/status.js';
+import type { StatusView } from './views/status.view.js';
 import type { FilterContext, FilterService } from '../notifications/filter.service.js';
 import type { AccountService } from '../accounts/account.service.js';
 import { BEARER_ERRORS, lookupBearer, userIdOf } from '../oauth/bearer.js';
@@ -44,27 +45,69 @@ export async function optionalViewer(
   return (await deps.accounts.activeAccount(auth.userId)).id;
 }
 
+/** One status's JSON text in a list (what `JSON.stringify` gives of its entity). */
+export interface StatusText {
+  id: string;
+  json: string;
+}
+
+/** The JSON text of an array of statuses' texts. */
+export function jsonArray(items: readonly StatusText[]): string {
+  return `[${items.map((item) => item.json).join(',')}]`;
+}
+
 /**
- * Statuses' JSON in the order of `ids` (ids the viewer cannot see, or that went, are left out). In a
- * filter `context` (home, public, thread…), each carries the viewer's matching filters in `filtered`
- * and those a `hide` filter of that context matches are left out.
+ * Statuses' JSON texts in the order of `ids` (ids that do not exist, or whose account or reblogged
+ * original went, are left out; the caller chose ids the viewer may see). In a filter `context`
+ * (home, public, thread…), each carries the viewer's matching filters in `filtered` and those a
+ * `hide` filter of that context matches are left out.
+ *
+ * One statement reads what changes often (render stamps, counters, the viewer's flags); the rest is
+ * this process's cached renderings, made again only for what is missing or stale (ADR 0039, 0047).
+ * Statuses with a poll (theirs or their original's) are rendered whole for the viewer, as the poll
+ * shows the viewer's votes and changes with every vote.
  */
 export async function statusesJson(
   deps: StatusRouteDeps,
   ids: readonly string[],
   viewerId: string | null,
   context?: FilterContext,
-): Promise<StatusJson[]> {
-  const [views, matcher] = await Promise.all([
-    deps.statuses.views(ids, viewerId),
-    context === undefined || deps.filters === undefined ? null : deps.filters.matcher(viewerId, context),
+): Promise<StatusText[]> {
+  if (ids.length === 0) return [];
+  const page = await deps.statuses.facts(ids, viewerId);
+  const matcher =
+    context === undefined || deps.filters === undefined || !page.hasFilters
+      ? null
+      : await deps.filters.matcher(viewerId, context);
+  const polled = (entry: (typeof page.entries)[number]) =>
+    entry.status.hasPoll || (entry.reblog?.hasPoll ?? false);
+  const cached = page.entries.filter((entry) => !polled(entry));
+  const pollIds = page.entries.filter(polled).map((entry) => entry.status.id);
+  const [texts, views] = await Promise.all([
+    cached.length === 0
+      ? []
+      : deps.statuses.rendered.renderEach(cached, viewerId, deps.statuses.renderLoaders, deps.json, matcher),
+    pollIds.length === 0 ? new Map<string, StatusView>() : deps.statuses.views(pollIds, viewerId),
   ]);
-  return ids.flatMap((id) => {
-    const view = views.get(id);
-    if (!view) return [];
-    if (matcher === null) return [serializeStatus(view, deps.json)];
+  const rendered = new Map<string, string>();
+  cached.forEach((entry, index) => {
+    const text = texts[index];
+    if (text !== null && text !== undefined) rendered.set(entry.status.id, text);
+  });
+  for (const [id, view] of views) {
+    if (matcher === null) {
+      rendered.set(id, JSON.stringify(serializeStatus(view, deps.json)));
+      continue;
+    }
     const { matches, hidden } = matcher.match(view);
-    return hidden ? [] : [serializeStatus(view, deps.json, { filtered: matches.map(serializeFilterResult) })];
+    if (!hidden) {
+      const filtered = matches.map(serializeFilterResult);
+      rendered.set(id, JSON.stringify(serializeStatus(view, deps.json, { filtered })));
+    }
+  }
+  return page.entries.flatMap((entry) => {
+    const json = rendered.get(entry.status.id);
+    return json === undefined ? [] : [{ id: entry.status.id, json }];
   });
 }
 

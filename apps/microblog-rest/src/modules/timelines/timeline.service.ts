@@ -26,10 +26,15 @@ export interface TagTimelineFilter extends PublicTimelineFilter {
  * through partial indexes. Hydration is the statuses view's.
  */
 export class TimelineService {
-  /** This process's rendered statuses and accounts, checked against their stamps on each page (ADR 0039). */
-  readonly rendered = new RenderedStatuses();
+  /**
+   * This process's rendered statuses and accounts, checked against their stamps on each page (ADR
+   * 0039): the statuses service's, so every list of statuses shares them (ADR 0047).
+   */
+  readonly rendered: RenderedStatuses;
 
-  constructor(private readonly deps: { sequelize: Sequelize }) {}
+  constructor(private readonly deps: { sequelize: Sequelize; rendered?: RenderedStatuses }) {
+    this.rendered = deps.rendered ?? new RenderedStatuses();
+  }
 
   /**
    * GET /api/v1/timelines/home as one statement: the user's account, the page's ids and what a cached rendering needs to be true for it (stamps, counters, the viewer's

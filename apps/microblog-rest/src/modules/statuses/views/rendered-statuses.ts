@@ -101,6 +101,21 @@ export class RenderedStatuses {
     context: StatusJsonContext,
     matcher: StatusFilterMatcher | null,
   ): Promise<string> {
+    const texts = await this.renderEach(entries, viewerId, loaders, context, matcher);
+    return `[${texts.filter((text): text is string => text !== null).join(',')}]`;
+  }
+
+  /**
+   * The JSON text of each of `entries` for `viewerId` (null: anonymous, no viewer fields), as
+   * `render` composes them, or null for an entry left out (gone meanwhile, or hidden by a filter).
+   */
+  async renderEach(
+    entries: readonly RenderEntry[],
+    viewerId: string | null,
+    loaders: RenderLoaders,
+    context: StatusJsonContext,
+    matcher: StatusFilterMatcher | null,
+  ): Promise<Array<string | null>> {
     const { statuses, accounts } = await this.fill(entries, loaders, context);
     const compose = (facts: RenderFacts, nested: boolean, reblog: string, filtered: string) => {
       const status = statuses.get(facts.id);
@@ -109,10 +124,9 @@ export class RenderedStatuses {
         ? statusText(facts, status.text, account.text, viewerId, nested, reblog, filtered)
         : null;
     };
-    const out: string[] = [];
-    for (const { status, reblog } of entries) {
+    return entries.map(({ status, reblog }) => {
       const nested = reblog === null ? 'null' : compose(reblog, true, 'null', '[]');
-      if (nested === null) continue;
+      if (nested === null) return null;
       let filtered = '[]';
       if (matcher !== null && statuses.has(status.id)) {
         const view: StatusView = {
@@ -120,13 +134,11 @@ export class RenderedStatuses {
           reblog: reblog === null ? null : statuses.get(reblog.id)!.view,
         };
         const { matches, hidden } = matcher.match(view);
-        if (hidden) continue;
+        if (hidden) return null;
         filtered = JSON.stringify(matches.map(serializeFilterResult));
       }
-      const text = compose(status, false, nested, filtered);
-      if (text !== null) out.push(text);
-    }
-    return `[${out.join(',')}]`;
+      return compose(status, false, nested, filtered);
+    });
   }
 
   /**
@@ -275,7 +287,7 @@ function statusText(
   facts: RenderFacts,
   status: readonly string[],
   account: readonly string[],
-  viewerId: string,
+  viewerId: string | null,
   nested: boolean,
   reblog: string,
   filtered: string,
@@ -292,7 +304,7 @@ function statusText(
     account[4]!;
   // The status rendered without a viewer ends with `}`: the viewer's fields go before it.
   const tail = status[5]!;
-  return (
+  const head =
     status[0]! +
     accountText +
     status[1]! +
@@ -302,7 +314,10 @@ function statusText(
     status[3]! +
     jsonNumber(facts.repliesCount) +
     status[4]! +
-    reblog +
+    reblog;
+  if (viewerId === null) return head + tail;
+  return (
+    head +
     tail.slice(0, -1) +
     ',"favourited":' +
     String(facts.favourited) +

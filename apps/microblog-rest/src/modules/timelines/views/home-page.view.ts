@@ -1,29 +1,8 @@
 import { preparedStatement } from '@agora/db';
 import type { Sequelize } from 'sequelize';
+import { accountJoin, factColumns, facts, type StatusFacts } from '../../statuses/views/status-facts.js';
 
-/** What changes often about one status of a page, read fresh on every page (ADR 0039). */
-export interface StatusFacts {
-  id: string;
-  /** Moves whenever the status's JSON (counters and viewer flags aside) may change. */
-  stamp: string;
-  hasPoll: boolean;
-  repliesCount: number;
-  reblogsCount: number;
-  favouritesCount: number;
-  accountId: string;
-  /** Moves whenever the account's JSON (counters aside) may change. */
-  accountStamp: string;
-  followersCount: number;
-  followingCount: number;
-  statusesCount: number;
-  /** The UTC day, as the account entity shows it. */
-  lastStatusDay: string | null;
-  favourited: boolean;
-  reblogged: boolean;
-  bookmarked: boolean;
-  muted: boolean;
-  pinned: boolean;
-}
+export type { StatusFacts } from '../../statuses/views/status-facts.js';
 
 /** One status of a home page: its facts and, for a reblog, the original's. */
 export interface HomeEntry {
@@ -37,66 +16,6 @@ export interface HomePage {
   /** The viewer has filters (expired ones too): the page needs their matcher. */
   hasFilters: boolean;
   entries: HomeEntry[];
-}
-
-/** The facts read per status, as `<prefix>_<fact>` columns. */
-const FACT_NAMES = [
-  'stamp',
-  'has_poll',
-  'replies',
-  'reblogs',
-  'favourites',
-  'account',
-  'account_stamp',
-  'followers',
-  'following',
-  'statuses',
-  'last_status_day',
-  'favourited',
-  'reblogged',
-  'bookmarked',
-  'muted',
-  'pinned',
-] as const;
-type FactName = (typeof FACT_NAMES)[number];
-
-/** The facts of status `x` (and its account) under column names `<prefix>_<fact>`, for viewer `v`. */
-function factColumns(x: string, prefix: string): string {
-  const acc = `${prefix}_acc`;
-  const col = (name: FactName) => `${prefix}_${name}`;
-  return `${x}.updated_at::text AS ${col('stamp')},
-    EXISTS (SELECT 1 FROM polls p WHERE p.status_id = ${x}.id) AS ${col('has_poll')},
-    ${x}.replies_count AS ${col('replies')}, ${x}.reblogs_count AS ${col('reblogs')},
-    ${x}.favourites_count AS ${col('favourites')},
-    ${x}.account_id::text AS ${col('account')},
-    ${acc}.stamp AS ${col('account_stamp')}, ${acc}.followers_count AS ${col('followers')},
-    ${acc}.following_count AS ${col('following')}, ${acc}.statuses_count AS ${col('statuses')},
-    to_char(${acc}.last_status_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ${col('last_status_day')},
-    EXISTS (SELECT 1 FROM favourites f WHERE f.account_id = v.id AND f.status_id = ${x}.id) AS ${col('favourited')},
-    EXISTS (SELECT 1 FROM statuses o WHERE o.account_id = v.id AND o.reblog_of_id = ${x}.id
-             AND o.deleted_at IS NULL) AS ${col('reblogged')},
-    EXISTS (SELECT 1 FROM bookmarks b WHERE b.account_id = v.id AND b.status_id = ${x}.id) AS ${col('bookmarked')},
-    EXISTS (SELECT 1 FROM conversation_mutes c WHERE c.account_id = v.id
-             AND c.conversation_id = ${x}.conversation_id) AS ${col('muted')},
-    EXISTS (SELECT 1 FROM status_pins sp WHERE sp.account_id = v.id AND sp.status_id = ${x}.id) AS ${col('pinned')}`;
-}
-
-/**
- * The account of status `x` with its counters and render stamp: the actor's `updated_at` (moved by
- * a trigger on every change but counters), the owner's role and `hide_collections`, and for a
- * remote account which local copies of its images exist.
- */
-function accountJoin(x: string, prefix: string): string {
-  return `LEFT JOIN LATERAL (
-      SELECT a.followers_count, a.following_count, a.statuses_count, a.last_status_at,
-             concat(a.updated_at::text, '|', u.role, '|', st.hide_collections::text, '|',
-                    am.keys::text, '|', hm.keys::text) AS stamp
-        FROM actors a
-        LEFT JOIN users u ON a.domain IS NULL AND u.id = a.user_id
-        LEFT JOIN account_settings st ON a.domain IS NULL AND st.actor_id = a.id
-        LEFT JOIN remote_media_files am ON a.domain IS NOT NULL AND am.url = a.avatar_url
-        LEFT JOIN remote_media_files hm ON a.domain IS NOT NULL AND hm.url = a.header_url
-       WHERE a.id = ${x}.account_id) ${prefix}_acc ON true`;
 }
 
 /**
@@ -192,40 +111,4 @@ export async function readHomePage(
   }
   if (ascending) entries.reverse();
   return { accountId: first.viewer, hasFilters: first.has_filters, entries };
-}
-
-/** The column of each fact, per prefix, named once rather than per row. */
-const COLUMNS = {
-  s: columnsOf('s'),
-  r: columnsOf('r'),
-};
-
-function columnsOf(prefix: 's' | 'r'): Record<FactName, string> {
-  return Object.fromEntries(FACT_NAMES.map((name) => [name, `${prefix}_${name}`])) as Record<
-    FactName,
-    string
-  >;
-}
-
-function facts(row: PageRow, prefix: 's' | 'r', id: string): StatusFacts {
-  const c = COLUMNS[prefix];
-  return {
-    id,
-    stamp: row[c.stamp] as string,
-    hasPoll: row[c.has_poll] as boolean,
-    repliesCount: row[c.replies] as number,
-    reblogsCount: row[c.reblogs] as number,
-    favouritesCount: row[c.favourites] as number,
-    accountId: row[c.account] as string,
-    accountStamp: (row[c.account_stamp] as string | null) ?? '',
-    followersCount: (row[c.followers] as number | null) ?? 0,
-    followingCount: (row[c.following] as number | null) ?? 0,
-    statusesCount: (row[c.statuses] as number | null) ?? 0,
-    lastStatusDay: row[c.last_status_day] as string | null,
-    favourited: row[c.favourited] as boolean,
-    reblogged: row[c.reblogged] as boolean,
-    bookmarked: row[c.bookmarked] as boolean,
-    muted: row[c.muted] as boolean,
-    pinned: row[c.pinned] as boolean,
-  };
 }
