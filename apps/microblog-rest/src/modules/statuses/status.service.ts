@@ -83,7 +83,7 @@ export interface StatusEdit {
 /**
  * Told of what happened to statuses once it is committed (notifications listen). `distributed` runs
  * in the fan-out job of a new status or reblog, after the home feeds are written, so a listener's
- * large fan-out costs the posting request nothing.
+ * large fan-out costs the posting request nothing; the listeners of one status run at once.
  */
 export interface StatusListener {
   distributed?(statusId: string): Promise<void>;
@@ -627,7 +627,7 @@ export class StatusService {
   async registerWorker(): Promise<void> {
     await this.deps.queue.work<{ statusId: string }>(FAN_OUT_JOB, async (job) => {
       await this.fanOut(job.data.statusId);
-      for (const listener of this.listeners) await listener.distributed?.(job.data.statusId);
+      await this.tellDistributed(job.data.statusId);
     });
     await this.deps.queue.work<{ followerId: string; targetId: string; merge: boolean }>(
       HOME_MERGE_JOB,
@@ -637,6 +637,16 @@ export class StatusService {
         else await this.unmergeFromHome(followerId, targetId);
       },
     );
+  }
+
+  /**
+   * The listeners of a new status or reblog, all at once: none waits for another (federation's
+   * deliveries do not queue behind notifications). A failure fails the job, which runs them again.
+   */
+  private async tellDistributed(statusId: string): Promise<void> {
+    const told = await Promise.allSettled(this.listeners.map((listener) => listener.distributed?.(statusId)));
+    const failed = told.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /**
