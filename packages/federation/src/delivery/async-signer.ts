@@ -3,16 +3,19 @@ import { availableParallelism } from 'node:os';
 import { computeDigest, signRequest, signRequestAsync } from '../signatures/index.js';
 
 /**
- * Signatures computed at once: one per core, at most 4. RSA signing is the CPU-heavy part of a
- * delivery; more at once than cores would only queue in libuv's threadpool ahead of the file and DNS
- * work that shares it.
+ * Signing cores: one per core, at most 4. RSA signing is the CPU-heavy part of a delivery; the signer
+ * keeps twice this many signatures in libuv's threadpool (see `AsyncSigner`).
  */
 export function defaultSignerThreads(): number {
   return Math.min(4, Math.max(1, availableParallelism()));
 }
 
 export interface AsyncSignerOptions {
-  /** Signatures computed at once on libuv's threadpool; 0 signs on the calling thread. */
+  /**
+   * Cores to sign on: twice as many signatures are handed to libuv's threadpool at once, so that a
+   * thread that finishes one never waits for the event loop to hand it the next while the loop is busy
+   * (the others keep the cores signing meanwhile). 0 signs on the calling thread.
+   */
   threads: number;
 }
 
@@ -20,7 +23,7 @@ export interface AsyncSignerOptions {
  * Signs delivery POSTs with `crypto.sign`'s callback form, so the RSA operation runs on libuv's
  * threadpool while the event loop keeps posting, answering requests and talking to the database.
  * The event loop only builds each signing string (the body's digest once per body); requests beyond
- * `threads` wait here, in order, rather than in the threadpool.
+ * twice `threads` wait here, in order, rather than in the threadpool ahead of its file and DNS work.
  */
 export class AsyncSigner {
   private readonly limit: number;
@@ -29,7 +32,7 @@ export class AsyncSigner {
   private closed = false;
 
   constructor(options: AsyncSignerOptions) {
-    this.limit = Math.max(0, Math.floor(options.threads));
+    this.limit = 2 * Math.max(0, Math.floor(options.threads));
   }
 
   /** Signatures being computed now. */
