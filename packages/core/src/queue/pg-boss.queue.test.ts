@@ -11,13 +11,17 @@ describe('job queue on pg-boss', () => {
   const running: JobQueue[] = [];
   const silent = createLogger({ level: 'silent', name: 'queue-test' });
 
-  async function startQueue(role: Role, logger: Logger = silent): Promise<JobQueue> {
+  async function startQueue(
+    role: Role,
+    logger: Logger = silent,
+    pollingIntervalSeconds = 0.5,
+  ): Promise<JobQueue> {
     const queue = createPgBossQueue({
       connectionString: database.url,
       logger,
       role,
       concurrency: 2,
-      pollingIntervalSeconds: 0.5,
+      pollingIntervalSeconds,
       stopTimeoutMs: 1000,
     });
     running.push(queue);
@@ -49,6 +53,32 @@ describe('job queue on pg-boss', () => {
 
     expect(seen).to.have.length(1);
     expect(seen[0]).to.deep.include({ id, name: 'greet', data: { greeting: 'hello' }, retryCount: 0 });
+  });
+
+  it('runs a job sent to an idle worker, and a backlog back to back, without waiting for a poll', async () => {
+    // A poll every 10 minutes: only the wake-up of a local send (and of a finished job) can start these.
+    const queue = await startQueue('all', silent, 600);
+    const order: number[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await queue.work<{ n: number }>(
+      'wake',
+      async (job) => {
+        order.push(job.data.n);
+        if (job.data.n === 1) await held;
+      },
+      { concurrency: 1 },
+    );
+    // The worker's first look found nothing; it now sleeps its interval.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await queue.send('wake', { n: 1 });
+    while (order.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Sent while the only slot is busy: they wait for it, not for a poll.
+    await queue.send('wake', { n: 2 });
+    await queue.send('wake', { n: 3 });
+    release();
+    await queue.drain(['wake'], 20_000);
+    expect(order).to.deep.equal([1, 2, 3]);
   });
 
   it('keeps jobs queued on role "web" until a worker on the same database runs them', async () => {

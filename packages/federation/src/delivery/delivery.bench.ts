@@ -16,7 +16,7 @@ import { createGuardedFetch, type GuardedFetch } from '../fetch/index.js';
 import { federationMigrationSet } from '../migrations/index.js';
 import { signRequest } from '../signatures/index.js';
 import { DELIVERY_JOB, DeliveryService } from './delivery.service.js';
-import { defaultSignerThreads } from './signer-pool.js';
+import { defaultSignerThreads } from './async-signer.js';
 
 export interface DeliveryBenchOptions {
   /** An empty database to work in (left for the caller to drop); default: a throwaway test database. */

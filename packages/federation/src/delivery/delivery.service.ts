@@ -18,7 +18,7 @@ import {
 } from './delivery.policy.js';
 import { DomainAvailability } from './domain-availability.js';
 import { expandRecipients, normalizeInbox, type DeliveryRecipient } from './recipients.js';
-import { defaultSignerThreads, SignerPool } from './signer-pool.js';
+import { AsyncSigner, defaultSignerThreads } from './async-signer.js';
 
 /** The one queue every outgoing activity goes through. */
 export const DELIVERY_JOB = 'federation.deliver';
@@ -59,7 +59,10 @@ export interface DeliveryServiceOptions {
   batchSize?: number;
   /** POSTs in flight per job. */
   batchConcurrency?: number;
-  /** Threads that sign off the event loop, started by the first job; 0 signs inline. Default: one per core (1–4). */
+  /**
+   * Signatures computed at once on libuv's threadpool, off the event loop; 0 signs inline on it.
+   * Default: one per core (1–4).
+   */
   signerThreads?: number;
 }
 
@@ -101,7 +104,7 @@ export class DeliveryService {
   private readonly availability: DomainAvailability;
   private readonly deadLetters: DeadLetterStore;
   private readonly senderKeys = new Map<string, SenderKey>();
-  private readonly signer: SignerPool;
+  private readonly signer: AsyncSigner;
 
   constructor(options: DeliveryServiceOptions) {
     this.queue = options.queue;
@@ -120,10 +123,7 @@ export class DeliveryService {
     );
     this.availability = new DomainAvailability(this.sequelize, this.timing.unavailableAfterDays, this.now);
     this.deadLetters = new DeadLetterStore(this.sequelize);
-    this.signer = new SignerPool({
-      threads: options.signerThreads ?? defaultSignerThreads(),
-      logger: this.logger,
-    });
+    this.signer = new AsyncSigner({ threads: options.signerThreads ?? defaultSignerThreads() });
   }
 
   /**
@@ -166,9 +166,9 @@ export class DeliveryService {
     await this.queue.drain([DELIVERY_JOB], timeoutMs);
   }
 
-  /** Stops the signing threads (idle ones never hold the process open, so this is optional). */
+  /** Refuses further signatures (nothing holds the process open, so this is optional). */
   async close(): Promise<void> {
-    await this.signer.close();
+    this.signer.close();
   }
 
   /** Dead letters, newest first. */
@@ -237,19 +237,24 @@ export class DeliveryService {
       );
       return;
     }
-    // All signing threads load with the first job (not one by one under load); a no-op afterwards.
-    await this.signer.warm();
+    // One body for all the job's inboxes: its digest is computed once.
+    const digest = this.signer.digestOf(data.body);
     // An error here (e.g. the database is down) fails the whole job, which pg-boss runs again.
     let next = 0;
     const lane = async (): Promise<void> => {
       while (next < data.inboxUrls.length) {
-        await this.deliverOne(data.inboxUrls[next++] as string, data, key);
+        await this.deliverOne(data.inboxUrls[next++] as string, data, key, digest);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.batchConcurrency, data.inboxUrls.length) }, lane));
   }
 
-  private async deliverOne(rawUrl: string, data: DeliveryJobData, key: SenderKey): Promise<void> {
+  private async deliverOne(
+    rawUrl: string,
+    data: DeliveryJobData,
+    key: SenderKey,
+    digest: string,
+  ): Promise<void> {
     const inboxUrl = normalizeInbox(rawUrl);
     if (!inboxUrl) {
       await this.giveUp(rawUrl, data, {
@@ -272,7 +277,7 @@ export class DeliveryService {
       return;
     }
 
-    const outcome = await this.post(inboxUrl, data.body, key);
+    const outcome = await this.post(inboxUrl, data.body, key, digest);
     if (outcome.kind === 'failed') {
       this.breaker.failed(inboxUrl);
       const marked = await this.availability.recordFailure(domain);
@@ -302,13 +307,19 @@ export class DeliveryService {
     await this.enqueue({ ...single, attempt: data.attempt + 1 }, delay);
   }
 
-  private async post(inboxUrl: string, body: string, key: SenderKey): Promise<AttemptOutcome> {
+  private async post(
+    inboxUrl: string,
+    body: string,
+    key: SenderKey,
+    digest: string,
+  ): Promise<AttemptOutcome> {
     try {
       const { host: _host, ...headers } = await this.signer.signPost(
         inboxUrl,
         { 'content-type': ACTIVITY_CONTENT_TYPE },
         body,
         key,
+        digest,
       );
       // The fetch sets the same Host itself, and the right one should a redirect lead elsewhere.
       const response = await this.fetch.post(inboxUrl, body, {

@@ -3,7 +3,13 @@ import { checkDigestHeader, computeDigest, digestRefusal } from './digest.js';
 import { defaultKeyCache } from './key-cache.js';
 import { refusal, type PreparedSignature, type Refusal } from './prepared-signature.js';
 import { hasBody, pathAndQuery } from './request-parts.js';
-import { CAVAGE_ALGORITHMS, cryptoAlgorithmFor, signBytes } from './signature-algorithms.js';
+import {
+  CAVAGE_ALGORITHMS,
+  cryptoAlgorithmFor,
+  signBytes,
+  signBytesAsync,
+  type CryptoAlgorithm,
+} from './signature-algorithms.js';
 import type {
   IncomingSignedRequest,
   OutgoingRequest,
@@ -69,6 +75,46 @@ export function signRequest(
   key: SigningKey,
   options: CavageSignOptions = {},
 ): Record<string, string> {
+  const prepared = prepareOutgoing(input, key, options);
+  return finishCavage(prepared, signBytes(prepared.crypto, prepared.privateKey, prepared.signingString));
+}
+
+/**
+ * `signRequest` with the private-key operation on libuv's threadpool (`crypto.sign` with a callback):
+ * the event loop only builds the signing string, so it keeps serving while other threads sign.
+ */
+export function signRequestAsync(
+  input: OutgoingRequest,
+  key: SigningKey,
+  options: CavageSignOptions = {},
+): Promise<Record<string, string>> {
+  let prepared: OutgoingCavage;
+  try {
+    prepared = prepareOutgoing(input, key, options);
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error('Signing failed'));
+  }
+  return signBytesAsync(prepared.crypto, prepared.privateKey, prepared.signingString).then((signature) =>
+    finishCavage(prepared, signature),
+  );
+}
+
+interface OutgoingCavage {
+  headers: Record<string, string>;
+  names: string[];
+  signingString: string;
+  crypto: CryptoAlgorithm;
+  privateKey: KeyObject;
+  keyId: string;
+  algorithm: string;
+}
+
+/** Everything but the signature: the headers to send and the string the signature covers. */
+function prepareOutgoing(
+  input: OutgoingRequest,
+  key: SigningKey,
+  options: CavageSignOptions,
+): OutgoingCavage {
   const url = new URL(input.url);
   const algorithm = options.algorithm ?? 'rsa-sha256';
   const privateKey = privateKeyObject(key, options);
@@ -82,7 +128,7 @@ export function signRequest(
   headers.date = (options.now ?? new Date()).toUTCString();
   const names = ['(request-target)', 'host', 'date'];
   if (input.body !== undefined || ['POST', 'PUT', 'PATCH'].includes(input.method.toUpperCase())) {
-    headers.digest = computeDigest(input.body ?? '');
+    headers.digest = input.digest ?? computeDigest(input.body ?? '');
     names.push('digest');
   } else if (headers.accept !== undefined) {
     names.push('accept');
@@ -90,10 +136,14 @@ export function signRequest(
   const requestTarget = `${input.method.toLowerCase()} ${url.pathname}${url.search}`;
   const signingString = buildSigningString(names, requestTarget, new Map(), (name) => headers[name]);
   if (typeof signingString !== 'string') throw new TypeError(signingString.detail);
-  const signature = signBytes(crypto, privateKey, signingString).toString('base64');
+  return { headers, names, signingString, crypto, privateKey, keyId: key.keyId, algorithm };
+}
+
+function finishCavage(prepared: OutgoingCavage, signature: Buffer): Record<string, string> {
+  const { headers, keyId, algorithm, names } = prepared;
   headers.signature =
-    `keyId="${key.keyId}",algorithm="${algorithm}",` +
-    `headers="${names.join(' ')}",signature="${signature}"`;
+    `keyId="${keyId}",algorithm="${algorithm}",` +
+    `headers="${names.join(' ')}",signature="${signature.toString('base64')}"`;
   return headers;
 }
 

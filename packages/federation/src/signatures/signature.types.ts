@@ -7,6 +7,8 @@ export interface OutgoingRequest {
   url: string | URL;
   headers?: Record<string, string>;
   body?: Uint8Array | string;
+  /** The body's `Digest` header when the caller computed it once for many requests with this body. */
+  digest?: string;
 }
 
 /** A received request, in the shape of Node's IncomingMessage (`url` may be path+query or absolute). */

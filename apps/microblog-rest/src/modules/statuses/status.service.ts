@@ -84,7 +84,7 @@ export interface StatusEdit {
 /**
  * Told of what happened to statuses once it is committed (notifications listen). `distributed` runs
  * in the fan-out job of a new status or reblog, after the home feeds are written, so a listener's
- * large fan-out costs the posting request nothing.
+ * large fan-out costs the posting request nothing; the listeners of one status run at once.
  */
 export interface StatusListener {
   distributed?(statusId: string): Promise<void>;
@@ -198,21 +198,26 @@ export class StatusService {
 
     try {
       const created = await sequelize.transaction(async (transaction) => {
-        const conversationId = parent?.conversationId ?? (await this.newConversation(transaction));
+        // One statement for the row, its id, a new conversation (a reply joins its parent's) and the
+        // author's own home feed (followers' feeds are the job's): the posting request's round trips.
+        const conversationId = parent?.conversationId ?? null;
         const [{ id } = { id: '' }] = await sequelize.query<{ id: string }>(
-          'SELECT statuses_next_id()::text AS id',
-          { type: QueryTypes.SELECT, transaction },
-        );
-        await sequelize.query(
-          `INSERT INTO statuses (id, uri, url, account_id, local, text, content, spoiler_text, sensitive,
-                                 visibility, language, in_reply_to_id, in_reply_to_account_id,
-                                 conversation_id, application_id, has_media)
-           VALUES ($1, $2, $3, $4, true, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+          `WITH ${conversationId === null ? 'c AS (INSERT INTO conversations DEFAULT VALUES RETURNING id),' : ''}
+                n AS (SELECT statuses_next_id() AS id),
+                s AS (
+                  INSERT INTO statuses (id, uri, url, account_id, local, text, content, spoiler_text, sensitive,
+                                        visibility, language, in_reply_to_id, in_reply_to_account_id,
+                                        conversation_id, application_id, has_media)
+                  SELECT n.id, $1::text || n.id, $2::text || n.id, $3, true, $4, $5, $6, $7, $8, $9, $10, $11,
+                         coalesce($12::bigint${conversationId === null ? ', (SELECT id FROM c)' : ''}), $13, $14
+                    FROM n
+                  RETURNING id, account_id),
+                h AS (INSERT INTO home_feed (account_id, status_id) SELECT account_id, id FROM s)
+           SELECT id::text AS id FROM s`,
           {
             bind: [
-              id,
-              `${author.uri}/statuses/${id}`,
-              `${this.deps.publicUrl}/@${author.username}/${id}`,
+              `${author.uri}/statuses/`,
+              `${this.deps.publicUrl}/@${author.username}/`,
               author.id,
               text,
               rendered.html,
@@ -226,17 +231,13 @@ export class StatusService {
               input.applicationId,
               mediaIds.length > 0,
             ],
+            type: QueryTypes.SELECT,
             transaction,
           },
         );
         await this.attachMedia(id, author.id, mediaIds, transaction, input.scheduledStatusId);
         if (input.poll) await this.deps.polls.insert(id, author.id, input.poll, transaction);
         await saveStatusEntities(this.deps.sequelize, id, rendered.mentionIds, rendered.tags, transaction);
-        // The author sees their status at once; followers' feeds are the job's.
-        await sequelize.query('INSERT INTO home_feed (account_id, status_id) VALUES ($1, $2)', {
-          bind: [author.id, id],
-          transaction,
-        });
         if (input.idempotencyKey !== undefined) {
           await sequelize.query(
             `INSERT INTO status_idempotency_keys (account_id, key, status_id) VALUES ($1, $2, $3)
@@ -646,7 +647,7 @@ export class StatusService {
   async registerWorker(): Promise<void> {
     await this.deps.queue.work<{ statusId: string }>(FAN_OUT_JOB, async (job) => {
       await this.fanOut(job.data.statusId);
-      for (const listener of this.listeners) await listener.distributed?.(job.data.statusId);
+      await this.tellDistributed(job.data.statusId);
     });
     await this.deps.queue.work<{ followerId: string; targetId: string; merge: boolean }>(
       HOME_MERGE_JOB,
@@ -656,6 +657,16 @@ export class StatusService {
         else await this.unmergeFromHome(followerId, targetId);
       },
     );
+  }
+
+  /**
+   * The listeners of a new status or reblog, all at once: none waits for another (federation's
+   * deliveries do not queue behind notifications). A failure fails the job, which runs them again.
+   */
+  private async tellDistributed(statusId: string): Promise<void> {
+    const told = await Promise.allSettled(this.listeners.map((listener) => listener.distributed?.(statusId)));
+    const failed = told.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /**
@@ -819,14 +830,6 @@ export class StatusService {
       { bind: [accountId], type: QueryTypes.SELECT },
     );
     return row?.privacy ?? 'public';
-  }
-
-  private async newConversation(transaction: Transaction): Promise<string> {
-    const [row] = await this.deps.sequelize.query<{ id: string }>(
-      'INSERT INTO conversations DEFAULT VALUES RETURNING id::text AS id',
-      { type: QueryTypes.SELECT, transaction },
-    );
-    return row!.id;
   }
 
   /** The text as HTML, with the accounts its mentions resolve to (local, or remote ones already known). */

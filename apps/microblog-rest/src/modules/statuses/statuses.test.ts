@@ -550,6 +550,33 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     expect((await rest(t.url, '/api/v1/favourites')).status).to.equal(401);
   });
 
+  it("tells a new status's listeners at once: one that is still busy holds up none of the others", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const busyWith: string[] = [];
+    t.ctx.statuses.addListener({
+      distributed: async (statusId) => {
+        busyWith.push(statusId);
+        await held;
+      },
+    });
+    const heard = new Promise<string>((resolve) =>
+      t.ctx.statuses.addListener({ distributed: async (statusId) => resolve(statusId) }),
+    );
+    try {
+      const { body } = await post(alice, { status: 'Told to everyone at once', visibility: 'public' });
+      // Told one after the other, the second listener would wait for the first until released.
+      const told = await Promise.race([
+        heard,
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 15_000)),
+      ]);
+      expect(told).to.equal(body.id);
+      expect(busyWith).to.include(body.id);
+    } finally {
+      release();
+    }
+  });
+
   async function upload(who: Signed): Promise<string> {
     const png = await sharp({
       create: { width: 8, height: 8, channels: 3, background: { r: 9, g: 9, b: 9 } },
