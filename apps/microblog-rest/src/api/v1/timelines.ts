@@ -40,6 +40,9 @@ const tagList = z
   })
   .optional();
 
+/** The Content-Type res.json sends. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const publicQuery = z.object({ ...STATUS_PAGE, local: flag, remote: flag, only_media: flag });
 
 /** /api/v1/timelines: home and list (signed in), public and tag (public). Newest first, Link-paged (§2). */
@@ -70,7 +73,17 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
     '/api/v1/timelines/home',
     guards.requireUser('read:statuses'),
     validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
-      const page = await timelines.homePage(userIdOf(res), pageRequest(query, 20));
+      const userId = userIdOf(res);
+      const request = pageRequest(query, 20);
+      // A page kept in this process whose token still holds is the answer, as it was (ADR 0049).
+      const kept = await timelines.keptHomePage(userId, request);
+      if (kept) {
+        setPageLinks(req, res, deps.publicUrl, kept.cursors);
+        if (kept.etag !== undefined) res.set('ETag', kept.etag);
+        res.set('Content-Type', JSON_TYPE).send(kept.body);
+        return;
+      }
+      const page = await timelines.homePage(userId, request);
       if (page === null) {
         // No usable account: the accounts service gives the refusal every guarded route gives
         // (disabled, unconfirmed, none); one that became usable meanwhile is asked again.
@@ -94,7 +107,18 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
         page.hasFilters && deps.filters ? await deps.filters.matcher(page.accountId, 'home') : null,
       );
       setLinks(req, res, ids);
-      res.type('json').send(text);
+      const body = Buffer.from(text);
+      const etagOf = req.app.get('etag fn') as ((body: Buffer) => string | undefined) | undefined;
+      const etag = etagOf?.(body);
+      if (etag !== undefined) res.set('ETag', etag);
+      timelines.homePages.put(userId, request, {
+        source: page.source,
+        body,
+        etag,
+        cursors: ids.length > 0 ? { newest: ids[0]!, oldest: ids.at(-1)! } : null,
+      });
+      // What res.json sends (type, length, ETag), without serializing again.
+      res.set('Content-Type', JSON_TYPE).send(body);
     }),
   );
 

@@ -1,7 +1,9 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { visibleTo } from '../statuses/status.model.js';
 import { RenderedStatuses } from '../statuses/views/rendered-statuses.js';
+import { HomePageCache, type KeptHomePage } from './home-page-cache.js';
 import { pageSql, type PageRequest } from './pagination.js';
+import { homePageStillTrue } from './views/home-page-token.view.js';
 import { readHomePage, type HomePage } from './views/home-page.view.js';
 
 export interface PublicTimelineFilter {
@@ -29,7 +31,22 @@ export class TimelineService {
   /** This process's rendered statuses and accounts, checked against their stamps on each page (ADR 0039). */
   readonly rendered = new RenderedStatuses();
 
+  /** Whole home pages kept in this process, each answered again only while its token holds (ADR 0049). */
+  readonly homePages = new HomePageCache();
+
   constructor(private readonly deps: { sequelize: Sequelize }) {}
+
+  /**
+   * The page kept for this request if it is still exactly what the home shows (its token read in
+   * one single-row statement), else undefined (and it is forgotten).
+   */
+  async keptHomePage(userId: string, page: PageRequest): Promise<KeptHomePage | undefined> {
+    const kept = this.homePages.get(userId, page);
+    if (kept === undefined) return undefined;
+    if (await homePageStillTrue(this.deps.sequelize, userId, kept.source)) return kept;
+    this.homePages.forget(userId, page, kept);
+    return undefined;
+  }
 
   /**
    * GET /api/v1/timelines/home as one statement: the user's account, the page's ids and what a cached rendering needs to be true for it (stamps, counters, the viewer's

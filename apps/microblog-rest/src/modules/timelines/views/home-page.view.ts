@@ -1,5 +1,6 @@
 import { preparedStatement } from '@agora/db';
 import type { Sequelize } from 'sequelize';
+import { withPageToken, type HomePageSource } from './home-page-token.view.js';
 
 /** What changes often about one status of a page, read fresh on every page (ADR 0039). */
 export interface StatusFacts {
@@ -37,6 +38,8 @@ export interface HomePage {
   /** The viewer has filters (expired ones too): the page needs their matcher. */
   hasFilters: boolean;
   entries: HomeEntry[];
+  /** What the page was made from, with its token read in the same statement (ADR 0049). */
+  source: HomePageSource;
 }
 
 /** The facts read per status, as `<prefix>_<fact>` columns. */
@@ -148,17 +151,25 @@ export function homePageSql(direction: 'ASC' | 'DESC'): string {
          ORDER BY p.id ${direction}) e ON true`;
 }
 
-type PageRow = { viewer: string; has_filters: boolean; id: string | null; reblog_of_id: string | null } & {
+type PageRow = {
+  viewer: string;
+  has_filters: boolean;
+  id: string | null;
+  reblog_of_id: string | null;
+  feed_lo: string;
+  feed_hi: string;
+  token: string;
+} & {
   [key: string]: unknown;
 };
 
 const HOME_PAGE_NEWEST = preparedStatement<PageRow, [string, string, string, number]>({
   name: 'microblog_home_page_desc',
-  text: homePageSql('DESC'),
+  text: withPageToken(homePageSql('DESC'), 'DESC'),
 });
 const HOME_PAGE_OLDEST = preparedStatement<PageRow, [string, string, string, number]>({
   name: 'microblog_home_page_asc',
-  text: homePageSql('ASC'),
+  text: withPageToken(homePageSql('ASC'), 'ASC'),
 });
 
 const NO_UPPER = '9223372036854775807';
@@ -191,7 +202,17 @@ export async function readHomePage(
     });
   }
   if (ascending) entries.reverse();
-  return { accountId: first.viewer, hasFilters: first.has_filters, entries };
+  const source: HomePageSource = {
+    viewer: first.viewer,
+    feedLo: first.feed_lo,
+    feedHi: first.feed_hi,
+    statuses: entries.flatMap(({ status, reblog }) => (reblog ? [status.id, reblog.id] : [status.id])),
+    accounts: entries.flatMap(({ status, reblog }) =>
+      reblog ? [status.accountId, reblog.accountId] : [status.accountId],
+    ),
+    token: first.token,
+  };
+  return { accountId: first.viewer, hasFilters: first.has_filters, entries, source };
 }
 
 /** The column of each fact, per prefix, named once rather than per row. */
