@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { NotFound } from '@agora/core';
 import { z } from 'zod';
+import type { HotPage } from '../../http/hot-reads.js';
 import { pageOf, pageRequest, setLinkHeader, STATUS_PAGE } from '../../http/link-pagination.js';
 import { validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
@@ -45,6 +46,35 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 const publicQuery = z.object({ ...STATUS_PAGE, local: flag, remote: flag, only_media: flag });
 
+/** The first page of home, as clients ask for it on every start and refresh. */
+const HOME_PATH = '/api/v1/timelines/home';
+
+/**
+ * The first page of home (no query string) for the fast lane: the page this process kept for the
+ * caller, once its token is read unchanged (one statement, ADR 0049), with the headers the route
+ * sent; anything else is the route's.
+ */
+export function keptHomeFirstPage(timelines: TimelineService, publicUrl: string): HotPage {
+  return {
+    path: HOME_PATH,
+    scopes: ['read:statuses'],
+    user: true,
+    async kept(auth) {
+      if (auth.userId === null) return undefined;
+      const kept = await timelines.keptHomePage(auth.userId, pageRequest({}, 20));
+      if (kept === undefined) return undefined;
+      // What setLinkHeader writes for a request without a query string.
+      const base = `${publicUrl}${HOME_PATH}`;
+      const headers: Record<string, string> = kept.cursors
+        ? {
+            Link: `<${base}?max_id=${kept.cursors.oldest}>; rel="next", <${base}?min_id=${kept.cursors.newest}>; rel="prev"`,
+          }
+        : {};
+      return { body: kept.body, etag: kept.etag, headers };
+    },
+  };
+}
+
 /** /api/v1/timelines: home and list (signed in), public and tag (public). Newest first, Link-paged (§2). */
 export function timelinesRouter(deps: TimelinesRouterDeps): Router {
   const { timelines, guards } = deps;
@@ -70,7 +100,7 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
   ) => sendPage(req, res, ids, await statusesJson(deps, ids, viewer, context));
 
   router.get(
-    '/api/v1/timelines/home',
+    HOME_PATH,
     guards.requireUser('read:statuses'),
     validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
       const userId = userIdOf(res);
@@ -78,7 +108,7 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
       // A page kept in this process whose token still holds is the answer, as it was (ADR 0049).
       const kept = await timelines.keptHomePage(userId, request);
       if (kept) {
-        setPageLinks(req, res, deps.publicUrl, kept.cursors);
+        setLinkHeader(req, res, deps.publicUrl, { items: [], ...kept.cursors });
         if (kept.etag !== undefined) res.set('ETag', kept.etag);
         res.set('Content-Type', JSON_TYPE).send(kept.body);
         return;
