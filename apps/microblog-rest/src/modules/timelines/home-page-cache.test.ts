@@ -51,7 +51,6 @@ describe('home timeline: whole pages kept per process under a token (ADR 0049)',
     expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).to.equal(200);
     return response.body;
   };
-  const ids = (page: Json[]) => page.map((entry) => String(entry.id));
   const entryOf = (page: Json[], id: string) => page.find((entry) => entry.id === id);
 
   /**

@@ -75,13 +75,11 @@ export function withPageToken(pageSql: string, direction: 'ASC' | 'DESC'): strin
      ORDER BY p.id::bigint ${direction}`;
 }
 
-/** The viewer's account (a usable login, as the page reads it) and the token of a kept page. */
-const PAGE_TOKEN = preparedStatement<
-  { viewer: string; token: string },
-  [userId: string, lo: string, hi: string, statuses: string[], accounts: string[]]
->({
-  name: 'microblog_home_page_token',
-  text: `WITH viewer AS (
+/**
+ * The viewer's account (a usable login, as the page reads it) and the token of a kept page: `$1` the
+ * user, `$2`/`$3` the feed's bounds, `$4`/`$5` the page's statuses and accounts.
+ */
+export const HOME_PAGE_TOKEN_SQL = `WITH viewer AS (
       SELECT a.id FROM users u
         JOIN LATERAL (SELECT a.id FROM actors a
                        WHERE a.user_id = u.id AND a.domain IS NULL AND a.type IN ('Person', 'Service')
@@ -89,8 +87,12 @@ const PAGE_TOKEN = preparedStatement<
        WHERE u.id = $1 AND NOT u.disabled AND u.confirmed_at IS NOT NULL)
     SELECT v.id::text AS viewer,
            ${pageTokenSql('v.id', '$2::bigint', '$3::bigint', '$4::bigint[]', '$5::bigint[]')} AS token
-      FROM viewer v`,
-});
+      FROM viewer v`;
+
+const PAGE_TOKEN = preparedStatement<
+  { viewer: string; token: string },
+  [userId: string, lo: string, hi: string, statuses: string[], accounts: string[]]
+>({ name: 'microblog_home_page_token', text: HOME_PAGE_TOKEN_SQL });
 
 /** Whether a page made from `source` is still what `userId`'s home shows: one single-row statement. */
 export async function homePageStillTrue(
