@@ -32,7 +32,7 @@ import { oembedRouter } from './api/oembed.js';
 import { pushRouter } from './api/v1/push.js';
 import { attachStreamingSocket } from './api/v1/streaming-socket.js';
 import { streamingRouter } from './api/v1/streaming.js';
-import { timelinesRouter } from './api/v1/timelines.js';
+import { keptHomeFirstPage, timelinesRouter } from './api/v1/timelines.js';
 import { tagsRouter } from './api/v1/tags.js';
 import { mediaV1Router, type MediaRouterDeps } from './api/v1/media.js';
 import { instanceV2Router } from './api/v2/instance.js';
@@ -326,6 +326,7 @@ export function createServer(ctx: AppContext): AppServer {
       const server = createHttpServer(
         withFastLane(app, {
           reads: hotReads(ctx),
+          pages: [keptHomeFirstPage(ctx.timelines, config.http.publicUrl)],
           oauth: ctx.oauth,
           limiter: ctx.rateLimiter,
           logger,

@@ -7,10 +7,12 @@ import type { BearerAuth, OAuthService } from '../modules/oauth/oauth.service.js
 import { apiRateLimitChecks } from './api-rate-limit.js';
 import { CORS_RESPONSE_HEADERS } from './cors.js';
 import { errorResponse } from './errors.js';
-import type { HotRead } from './hot-reads.js';
+import type { HotPage, HotRead } from './hot-reads.js';
 
 export interface FastLaneOptions {
   reads: readonly HotRead[];
+  /** Reads answered by the lane only when a kept answer holds (ADR 0049). */
+  pages?: readonly HotPage[];
   oauth: OAuthService;
   /** The `/api` rate limiter, whose safelist the lane honours as the Express path does. */
   limiter: RateLimiter;
@@ -28,7 +30,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * what the Express route sends: CORS, rate-limit counting and headers, ETag, errors.
  */
 export function withFastLane(app: Express, options: FastLaneOptions): RequestListener {
-  const reads = new Map(options.reads.map((read) => [read.path, read]));
+  const reads = new Map<string, HotRead | HotPage>(options.reads.map((read) => [read.path, read]));
+  for (const page of options.pages ?? []) reads.set(page.path, page);
   const gate = new RateLimitGate(options.limiter, { logger: options.logger });
   const etagOf = app.get('etag fn') as ((body: Buffer) => string | undefined) | undefined;
   const ipOf = (req: IncomingMessage): string | undefined => expressClientIp(app, req);
@@ -45,6 +48,30 @@ export function withFastLane(app: Express, options: FastLaneOptions): RequestLis
       ...(etag ? { ETag: etag } : {}),
     });
     res.end(body);
+  };
+
+  /** A kept page: Express answers when none holds; otherwise counted and sent as Express sends it. */
+  const answerKept = async (req: IncomingMessage, res: ServerResponse, page: HotPage, auth: BearerAuth) => {
+    const kept = await page.kept(auth);
+    if (kept === undefined) return app(req, res);
+    let limitHeaders: Record<string, string> = {};
+    const ip = ipOf(req);
+    if (!gate.exempt(ip)) {
+      const decision = await gate.count(apiRateLimitChecks(auth, ip), { counted: new Set() });
+      if (decision && !decision.allowed) {
+        return send(res, 429, JSON.stringify({ error: 'Too many requests' }), decision.headers);
+      }
+      limitHeaders = decision?.headers ?? {};
+    }
+    res.writeHead(200, {
+      ...CORS_RESPONSE_HEADERS,
+      ...limitHeaders,
+      ...kept.headers,
+      'Content-Type': JSON_TYPE,
+      'Content-Length': String(kept.body.length),
+      ...(kept.etag ? { ETag: kept.etag } : {}),
+    });
+    res.end(kept.body);
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, read: HotRead, auth: BearerAuth) => {
@@ -80,11 +107,13 @@ export function withFastLane(app: Express, options: FastLaneOptions): RequestLis
           (read.scopes.length === 0 || scopesAllow(auth.scopes, read.scopes)) &&
           (!read.user || auth.userId !== null);
         if (!allowed) return app(req, res);
-        return answer(req, res, read, auth).catch((error: unknown) => {
-          options.logger.error({ err: error, method: 'GET', path: read.path }, 'fast lane failed');
-          if (!res.headersSent) send(res, 500, JSON.stringify({ error: 'Internal server error' }), {});
-          else res.destroy();
-        });
+        return ('kept' in read ? answerKept(req, res, read, auth) : answer(req, res, read, auth)).catch(
+          (error: unknown) => {
+            options.logger.error({ err: error, method: 'GET', path: read.path }, 'fast lane failed');
+            if (!res.headersSent) send(res, 500, JSON.stringify({ error: 'Internal server error' }), {});
+            else res.destroy();
+          },
+        );
       },
       // The token lookup itself failed (database down): Express reports it the usual way.
       () => app(req, res),

@@ -20,6 +20,28 @@ export interface HotRead {
   render(auth: BearerAuth): unknown;
 }
 
+/**
+ * A GET whose answer a process may keep whole (the first page of home, ADR 0049): the fast lane
+ * answers it before Express only when `kept` gives the kept answer, checked against the database;
+ * otherwise Express answers it through its own route (nothing was sent or counted).
+ */
+export interface HotPage {
+  /** The exact path, without a query string. */
+  path: string;
+  scopes: readonly Scope[];
+  /** Whether the token must belong to a user. */
+  user: boolean;
+  /** The kept answer (200) still true for this caller, or undefined. */
+  kept(auth: BearerAuth): Promise<KeptAnswer | undefined>;
+}
+
+/** A 200 answer as its Express route sent it: JSON body, ETag (as the app makes them) and headers. */
+export interface KeptAnswer {
+  body: Buffer;
+  etag: string | undefined;
+  headers: Readonly<Record<string, string>>;
+}
+
 /** The Express routes of the hot reads: the path taken by every request the fast lane hands over. */
 export function hotReadsRouter(reads: readonly HotRead[], guards: BearerGuards): Router {
   const router = Router();

@@ -25,6 +25,7 @@ import { previewCardsAndWebPush } from './20261127148000-preview-cards-and-web-p
 import { renderStamps } from './20261128100000-render-stamps.js';
 import { streamingRelations } from './20261128140000-streaming-relations.js';
 import { statusesSearchDocument } from './20261128150000-statuses-search-document.js';
+import { homeViewerStamps } from './20261129130000-home-viewer-stamps.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -63,6 +64,7 @@ export function migrationSets(): MigrationSet[] {
         renderStamps,
         streamingRelations,
         statusesSearchDocument,
+        homeViewerStamps,
       ],
     },
   ];

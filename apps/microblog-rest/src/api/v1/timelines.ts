@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { NotFound } from '@agora/core';
 import { z } from 'zod';
+import type { HotPage } from '../../http/hot-reads.js';
 import { pageOf, pageRequest, setLinkHeader, STATUS_PAGE } from '../../http/link-pagination.js';
 import { validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
@@ -40,7 +41,39 @@ const tagList = z
   })
   .optional();
 
+/** The Content-Type res.json sends. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const publicQuery = z.object({ ...STATUS_PAGE, local: flag, remote: flag, only_media: flag });
+
+/** The first page of home, as clients ask for it on every start and refresh. */
+const HOME_PATH = '/api/v1/timelines/home';
+
+/**
+ * The first page of home (no query string) for the fast lane: the page this process kept for the
+ * caller, once its token is read unchanged (one statement, ADR 0049), with the headers the route
+ * sent; anything else is the route's.
+ */
+export function keptHomeFirstPage(timelines: TimelineService, publicUrl: string): HotPage {
+  return {
+    path: HOME_PATH,
+    scopes: ['read:statuses'],
+    user: true,
+    async kept(auth) {
+      if (auth.userId === null) return undefined;
+      const kept = await timelines.keptHomePage(auth.userId, pageRequest({}, 20));
+      if (kept === undefined) return undefined;
+      // What setLinkHeader writes for a request without a query string.
+      const base = `${publicUrl}${HOME_PATH}`;
+      const headers: Record<string, string> = kept.cursors
+        ? {
+            Link: `<${base}?max_id=${kept.cursors.oldest}>; rel="next", <${base}?min_id=${kept.cursors.newest}>; rel="prev"`,
+          }
+        : {};
+      return { body: kept.body, etag: kept.etag, headers };
+    },
+  };
+}
 
 /** /api/v1/timelines: home and list (signed in), public and tag (public). Newest first, Link-paged (§2). */
 export function timelinesRouter(deps: TimelinesRouterDeps): Router {
@@ -68,10 +101,20 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
   ) => sendPage(req, res, ids, jsonArray(await statusesJson(deps, ids, viewer, context)));
 
   router.get(
-    '/api/v1/timelines/home',
+    HOME_PATH,
     guards.requireUser('read:statuses'),
     validated({ query: z.object(STATUS_PAGE) }, async ({ query }, res, req) => {
-      const page = await timelines.homePage(userIdOf(res), pageRequest(query, 20));
+      const userId = userIdOf(res);
+      const request = pageRequest(query, 20);
+      // A page kept in this process whose token still holds is the answer, as it was (ADR 0049).
+      const kept = await timelines.keptHomePage(userId, request);
+      if (kept) {
+        setLinkHeader(req, res, deps.publicUrl, { items: [], ...kept.cursors });
+        if (kept.etag !== undefined) res.set('ETag', kept.etag);
+        res.set('Content-Type', JSON_TYPE).send(kept.body);
+        return;
+      }
+      const page = await timelines.homePage(userId, request);
       if (page === null) {
         // No usable account: the accounts service gives the refusal every guarded route gives
         // (disabled, unconfirmed, none); one that became usable meanwhile is asked again.
@@ -95,7 +138,18 @@ export function timelinesRouter(deps: TimelinesRouterDeps): Router {
         page.hasFilters && deps.filters ? await deps.filters.matcher(page.accountId, 'home') : null,
       );
       setLinks(req, res, ids);
-      res.type('json').send(text);
+      const body = Buffer.from(text);
+      const etagOf = req.app.get('etag fn') as ((body: Buffer) => string | undefined) | undefined;
+      const etag = etagOf?.(body);
+      if (etag !== undefined) res.set('ETag', etag);
+      timelines.homePages.put(userId, request, {
+        source: page.source,
+        body,
+        etag,
+        cursors: ids.length > 0 ? { newest: ids[0]!, oldest: ids.at(-1)! } : null,
+      });
+      // What res.json sends (type, length, ETag), without serializing again.
+      res.set('Content-Type', JSON_TYPE).send(body);
     }),
   );
 

@@ -1,7 +1,9 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { visibleTo } from '../statuses/status.model.js';
 import { RenderedStatuses } from '../statuses/views/rendered-statuses.js';
-import { pageSql, type PageRequest } from './pagination.js';
+import { HomePageCache, type KeptHomePage } from './home-page-cache.js';
+import { pageClauses, type PageRequest } from '../../http/link-pagination.js';
+import { homePageStillTrue } from './views/home-page-token.view.js';
 import { readHomePage, type HomePage } from './views/home-page.view.js';
 
 export interface PublicTimelineFilter {
@@ -32,8 +34,23 @@ export class TimelineService {
    */
   readonly rendered: RenderedStatuses;
 
+  /** Whole home pages kept in this process, each answered again only while its token holds (ADR 0049). */
+  readonly homePages = new HomePageCache();
+
   constructor(private readonly deps: { sequelize: Sequelize; rendered?: RenderedStatuses }) {
     this.rendered = deps.rendered ?? new RenderedStatuses();
+  }
+
+  /**
+   * The page kept for this request if it is still exactly what the home shows (its token read in
+   * one single-row statement), else undefined (and it is forgotten).
+   */
+  async keptHomePage(userId: string, page: PageRequest): Promise<KeptHomePage | undefined> {
+    const kept = this.homePages.get(userId, page);
+    if (kept === undefined) return undefined;
+    if (await homePageStillTrue(this.deps.sequelize, userId, kept.source)) return kept;
+    this.homePages.forget(userId, page, kept);
+    return undefined;
   }
 
   /**
@@ -46,7 +63,7 @@ export class TimelineService {
 
   /** GET /api/v1/timelines/public: public original statuses (local, remote, with media). */
   public(filter: PublicTimelineFilter, page: PageRequest): Promise<string[]> {
-    const paged = pageSql('s.id', page, 1);
+    const paged = pageClauses('s.id', page, 1);
     return this.ids(
       `SELECT s.id::text AS id FROM statuses s
         WHERE s.visibility = 'public' AND s.reblog_of_id IS NULL AND s.deleted_at IS NULL
@@ -60,7 +77,7 @@ export class TimelineService {
   /** GET /api/v1/timelines/tag/:hashtag with any[], all[], none[]. */
   tag(filter: TagTimelineFilter, page: PageRequest): Promise<string[]> {
     const lower = (tags: string[]) => [...new Set(tags.map((tag) => tag.toLowerCase()))];
-    const paged = pageSql('s.id', page, 4);
+    const paged = pageClauses('s.id', page, 4);
     const has = (param: string) =>
       `SELECT 1 FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
         WHERE st.status_id = s.id AND lower(t.name) = ANY(${param}::text[])`;
@@ -90,7 +107,7 @@ export class TimelineService {
     accountId: string,
     page: PageRequest,
   ): Promise<Array<{ id: string; cursor: string }>> {
-    const paged = pageSql('x.id', page, 2);
+    const paged = pageClauses('x.id', page, 2);
     const rows = await this.deps.sequelize.query<{ id: string; cursor: string }>(
       `SELECT x.status_id::text AS id, x.id::text AS cursor FROM ${table} x
          JOIN statuses s ON s.id = x.status_id AND s.deleted_at IS NULL

@@ -76,6 +76,17 @@ export function factColumns(x: string, prefix: string): string {
 }
 
 /**
+ * The render stamp of account `a` (ADR 0039) and the joins it reads: everything its JSON shows but
+ * the counters. Written once: the home page's token (ADR 0049) reads the same stamp.
+ */
+export const ACCOUNT_STAMP = `concat(a.updated_at::text, '|', u.role, '|', st.hide_collections::text, '|',
+                    am.keys::text, '|', hm.keys::text)`;
+export const ACCOUNT_STAMP_JOINS = `LEFT JOIN users u ON a.domain IS NULL AND u.id = a.user_id
+        LEFT JOIN account_settings st ON a.domain IS NULL AND st.actor_id = a.id
+        LEFT JOIN remote_media_files am ON a.domain IS NOT NULL AND am.url = a.avatar_url
+        LEFT JOIN remote_media_files hm ON a.domain IS NOT NULL AND hm.url = a.header_url`;
+
+/**
  * The account of status `x` with its counters and render stamp: the actor's `updated_at` (moved by
  * a trigger on every change but counters), the owner's role and `hide_collections`, and for a
  * remote account which local copies of its images exist.
@@ -83,13 +94,9 @@ export function factColumns(x: string, prefix: string): string {
 export function accountJoin(x: string, prefix: string): string {
   return `LEFT JOIN LATERAL (
       SELECT a.followers_count, a.following_count, a.statuses_count, a.last_status_at,
-             concat(a.updated_at::text, '|', u.role, '|', st.hide_collections::text, '|',
-                    am.keys::text, '|', hm.keys::text) AS stamp
+             ${ACCOUNT_STAMP} AS stamp
         FROM actors a
-        LEFT JOIN users u ON a.domain IS NULL AND u.id = a.user_id
-        LEFT JOIN account_settings st ON a.domain IS NULL AND st.actor_id = a.id
-        LEFT JOIN remote_media_files am ON a.domain IS NOT NULL AND am.url = a.avatar_url
-        LEFT JOIN remote_media_files hm ON a.domain IS NOT NULL AND hm.url = a.header_url
+        ${ACCOUNT_STAMP_JOINS}
        WHERE a.id = ${x}.account_id) ${prefix}_acc ON true`;
 }
 

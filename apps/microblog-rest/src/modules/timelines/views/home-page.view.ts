@@ -1,6 +1,7 @@
 import { preparedStatement } from '@agora/db';
 import type { Sequelize } from 'sequelize';
 import { accountJoin, factColumns, facts, type StatusFacts } from '../../statuses/views/status-facts.js';
+import { VIEWER_OF_USER, withPageToken, type HomePageSource } from './home-page-token.view.js';
 
 export type { StatusFacts } from '../../statuses/views/status-facts.js';
 
@@ -16,6 +17,8 @@ export interface HomePage {
   /** The viewer has filters (expired ones too): the page needs their matcher. */
   hasFilters: boolean;
   entries: HomeEntry[];
+  /** What the page was made from, with its token read in the same statement (ADR 0049). */
+  source: HomePageSource;
 }
 
 /**
@@ -27,12 +30,7 @@ export interface HomePage {
  * `$2`/`$3`: exclusive upper and lower bounds of the ids; `$4`: the limit.
  */
 export function homePageSql(direction: 'ASC' | 'DESC'): string {
-  return `WITH viewer AS (
-      SELECT a.id FROM users u
-        JOIN LATERAL (SELECT a.id FROM actors a
-                       WHERE a.user_id = u.id AND a.domain IS NULL AND a.type IN ('Person', 'Service')
-                       ORDER BY a.id LIMIT 1) a ON true
-       WHERE u.id = $1 AND NOT u.disabled AND u.confirmed_at IS NOT NULL)
+  return `WITH ${VIEWER_OF_USER}
     SELECT v.id::text AS viewer,
            EXISTS (SELECT 1 FROM filters fl WHERE fl.account_id = v.id) AS has_filters,
            e.*
@@ -67,17 +65,25 @@ export function homePageSql(direction: 'ASC' | 'DESC'): string {
          ORDER BY p.id ${direction}) e ON true`;
 }
 
-type PageRow = { viewer: string; has_filters: boolean; id: string | null; reblog_of_id: string | null } & {
+type PageRow = {
+  viewer: string;
+  has_filters: boolean;
+  id: string | null;
+  reblog_of_id: string | null;
+  feed_lo: string;
+  feed_hi: string;
+  token: string;
+} & {
   [key: string]: unknown;
 };
 
 const HOME_PAGE_NEWEST = preparedStatement<PageRow, [string, string, string, number]>({
   name: 'microblog_home_page_desc',
-  text: homePageSql('DESC'),
+  text: withPageToken(homePageSql('DESC'), 'DESC'),
 });
 const HOME_PAGE_OLDEST = preparedStatement<PageRow, [string, string, string, number]>({
   name: 'microblog_home_page_asc',
-  text: homePageSql('ASC'),
+  text: withPageToken(homePageSql('ASC'), 'ASC'),
 });
 
 const NO_UPPER = '9223372036854775807';
@@ -110,5 +116,15 @@ export async function readHomePage(
     });
   }
   if (ascending) entries.reverse();
-  return { accountId: first.viewer, hasFilters: first.has_filters, entries };
+  const source: HomePageSource = {
+    viewer: first.viewer,
+    feedLo: first.feed_lo,
+    feedHi: first.feed_hi,
+    statuses: entries.flatMap(({ status, reblog }) => (reblog ? [status.id, reblog.id] : [status.id])),
+    accounts: entries.flatMap(({ status, reblog }) =>
+      reblog ? [status.accountId, reblog.accountId] : [status.accountId],
+    ),
+    token: first.token,
+  };
+  return { accountId: first.viewer, hasFilters: first.has_filters, entries, source };
 }
