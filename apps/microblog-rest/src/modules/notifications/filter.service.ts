@@ -425,7 +425,9 @@ const WORD = '[\\p{L}\\p{N}_]';
 
 /** A keyword as a case-insensitive pattern; whole words are bounded where the keyword starts or ends with a word character. */
 export function keywordPattern(keyword: { keyword: string; wholeWord: boolean }): RegExp {
-  const escaped = keyword.keyword.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  // Only the pattern syntax characters: under the `u` flag any other escaped character (a hyphen, say)
+  // is a syntax error, and a keyword like "e-mail" would make every filtered page fail.
+  const escaped = keyword.keyword.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   if (!keyword.wholeWord) return new RegExp(escaped, 'iu');
   const start = new RegExp(`^${WORD}`, 'u').test(keyword.keyword) ? `(?<!${WORD})` : '';
   const end = new RegExp(`${WORD}$`, 'u').test(keyword.keyword) ? `(?!${WORD})` : '';

@@ -177,7 +177,8 @@ describe('filters v2: CRUD, keywords, statuses, applied server-side (issue 15 §
       title: 'Football',
       context: ['home', 'thread'],
       filter_action: 'warn',
-      keywords_attributes: [{ keyword: 'goal' }],
+      // A keyword with a hyphen once made every filtered page answer 500 (an invalid pattern).
+      keywords_attributes: [{ keyword: 'goal' }, { keyword: 'half-time' }],
     });
     const hide = await call(dave, 'POST', '/api/v2/filters', {
       title: 'Politics',
@@ -271,5 +272,13 @@ describe('filters v2: CRUD, keywords, statuses, applied server-side (issue 15 §
     expect(keywordPattern({ keyword: 'chat', wholeWord: false }).test('achats')).to.equal(true);
     expect(keywordPattern({ keyword: '#tag', wholeWord: true }).test('a #tag here')).to.equal(true);
     expect(keywordPattern({ keyword: 'a.b', wholeWord: false }).test('axb')).to.equal(false);
+    for (const keyword of ['half-time', 'a,b', "it's", 'x=y', '<3', '~/.rc', '50%', 'a&b', 'a#b!']) {
+      expect(keywordPattern({ keyword, wholeWord: true }).test(`so ${keyword} here`), keyword).to.equal(true);
+      expect(
+        keywordPattern({ keyword, wholeWord: false }).test(`so ${keyword.toUpperCase()}`),
+        keyword,
+      ).to.equal(true);
+    }
+    expect(keywordPattern({ keyword: 'half-time', wholeWord: true }).test('halftime')).to.equal(false);
   });
 });
