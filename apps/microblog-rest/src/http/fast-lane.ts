@@ -50,19 +50,31 @@ export function withFastLane(app: Express, options: FastLaneOptions): RequestLis
     res.end(body);
   };
 
+  /**
+   * Counts the request against the API's rate limits as Express's limiter would: the headers to send,
+   * or undefined once it has answered 429.
+   */
+  const counted = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    auth: BearerAuth,
+  ): Promise<Record<string, string> | undefined> => {
+    const ip = ipOf(req);
+    if (gate.exempt(ip)) return {};
+    const decision = await gate.count(apiRateLimitChecks(auth, ip), { counted: new Set() });
+    if (decision && !decision.allowed) {
+      send(res, 429, JSON.stringify({ error: 'Too many requests' }), decision.headers);
+      return undefined;
+    }
+    return decision?.headers ?? {};
+  };
+
   /** A kept page: Express answers when none holds; otherwise counted and sent as Express sends it. */
   const answerKept = async (req: IncomingMessage, res: ServerResponse, page: HotPage, auth: BearerAuth) => {
     const kept = await page.kept(auth);
     if (kept === undefined) return app(req, res);
-    let limitHeaders: Record<string, string> = {};
-    const ip = ipOf(req);
-    if (!gate.exempt(ip)) {
-      const decision = await gate.count(apiRateLimitChecks(auth, ip), { counted: new Set() });
-      if (decision && !decision.allowed) {
-        return send(res, 429, JSON.stringify({ error: 'Too many requests' }), decision.headers);
-      }
-      limitHeaders = decision?.headers ?? {};
-    }
+    const limitHeaders = await counted(req, res, auth);
+    if (limitHeaders === undefined) return;
     res.writeHead(200, {
       ...CORS_RESPONSE_HEADERS,
       ...limitHeaders,
@@ -75,15 +87,8 @@ export function withFastLane(app: Express, options: FastLaneOptions): RequestLis
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, read: HotRead, auth: BearerAuth) => {
-    let limitHeaders: Record<string, string> = {};
-    const ip = ipOf(req);
-    if (!gate.exempt(ip)) {
-      const decision = await gate.count(apiRateLimitChecks(auth, ip), { counted: new Set() });
-      if (decision && !decision.allowed) {
-        return send(res, 429, JSON.stringify({ error: 'Too many requests' }), decision.headers);
-      }
-      limitHeaders = decision?.headers ?? {};
-    }
+    const limitHeaders = await counted(req, res, auth);
+    if (limitHeaders === undefined) return;
     let entity: unknown;
     try {
       entity = await read.render(auth);

@@ -4,27 +4,14 @@ import { serializeFilterResult } from '../../../entities/filter.js';
 import { serializeAccount } from '../../../entities/account.js';
 import { serializeStatus, type StatusJsonContext } from '../../../entities/status.js';
 import type { StatusFilterMatcher } from '../../notifications/filter.service.js';
+import type { StatusFacts } from './status-facts.js';
 import type { StatusView } from './status.view.js';
 
-/** What one status of a page looks like now: stamps, counters and the viewer's flags (read fresh). */
-export interface RenderFacts {
-  id: string;
-  stamp: string;
-  repliesCount: number;
-  reblogsCount: number;
-  favouritesCount: number;
-  accountId: string;
-  accountStamp: string;
-  followersCount: number;
-  followingCount: number;
-  statusesCount: number;
-  lastStatusDay: string | null;
-  favourited: boolean;
-  reblogged: boolean;
-  bookmarked: boolean;
-  muted: boolean;
-  pinned: boolean;
-}
+/**
+ * What one status of a page looks like now: stamps, counters and the viewer's flags (read fresh), all
+ * of its facts but whether it has a poll.
+ */
+export type RenderFacts = Omit<StatusFacts, 'hasPoll'>;
 
 /** A status of a page and, for a reblog, its original. */
 export interface RenderEntry {
