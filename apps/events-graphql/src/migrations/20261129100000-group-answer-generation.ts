@@ -1,4 +1,5 @@
 import type { Migration } from '@agora/db';
+import { answersChanged, createAnswerGeneration, dropAnswerGeneration } from './answer-generation.js';
 
 /**
  * What the cached group page (`FetchGroupPublic`) shows or decides with, table by table: the group's
@@ -45,42 +46,17 @@ const ACTOR_COLUMNS = [
 export const groupAnswerGeneration: Migration = {
   name: '20261129100000-group-answer-generation',
   async up({ sequelize }) {
-    await sequelize.query(`CREATE TABLE group_answer_generation (
-        single boolean PRIMARY KEY DEFAULT true CONSTRAINT group_answer_generation_single CHECK (single),
-        value bigint NOT NULL DEFAULT 0
-      )`);
-    await sequelize.query('INSERT INTO group_answer_generation DEFAULT VALUES');
-    await sequelize.query(`CREATE FUNCTION group_answers_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF current_setting('agora.group_answers_bumped', true) IS DISTINCT FROM 'yes' THEN
-          UPDATE group_answer_generation SET value = value + 1;
-          PERFORM set_config('agora.group_answers_bumped', 'yes', true);
-        END IF;
-        RETURN NULL;
-      END
-      $$`);
-    for (const table of TABLES) {
-      await sequelize.query(`CREATE CONSTRAINT TRIGGER ${table}_group_answers_changed
-        AFTER INSERT OR UPDATE OR DELETE ON ${table} DEFERRABLE INITIALLY DEFERRED
-        FOR EACH ROW EXECUTE FUNCTION group_answers_changed()`);
-    }
-    await sequelize.query(`CREATE CONSTRAINT TRIGGER actors_group_answers_changed
-      AFTER UPDATE OF ${ACTOR_COLUMNS.join(', ')} OR DELETE ON actors DEFERRABLE INITIALLY DEFERRED
-      FOR EACH ROW EXECUTE FUNCTION group_answers_changed()`);
+    await createAnswerGeneration(sequelize, 'group', TABLES, ACTOR_COLUMNS);
     await sequelize.query(`CREATE CONSTRAINT TRIGGER actors_profile_group_answers_changed
       AFTER INSERT ON actors DEFERRABLE INITIALLY DEFERRED
-      FOR EACH ROW WHEN (NEW.user_id IS NOT NULL) EXECUTE FUNCTION group_answers_changed()`);
+      FOR EACH ROW WHEN (NEW.user_id IS NOT NULL) EXECUTE FUNCTION ${answersChanged('group')}()`);
     await sequelize.query(`CREATE CONSTRAINT TRIGGER users_group_answers_changed
       AFTER UPDATE OF role OR DELETE ON users DEFERRABLE INITIALLY DEFERRED
-      FOR EACH ROW EXECUTE FUNCTION group_answers_changed()`);
+      FOR EACH ROW EXECUTE FUNCTION ${answersChanged('group')}()`);
   },
   async down({ sequelize }) {
-    for (const table of [...TABLES, 'actors']) {
-      await sequelize.query(`DROP TRIGGER ${table}_group_answers_changed ON ${table}`);
-    }
     await sequelize.query('DROP TRIGGER actors_profile_group_answers_changed ON actors');
     await sequelize.query('DROP TRIGGER users_group_answers_changed ON users');
-    await sequelize.query('DROP FUNCTION group_answers_changed()');
-    await sequelize.query('DROP TABLE group_answer_generation');
+    await dropAnswerGeneration(sequelize, 'group', TABLES);
   },
 };
