@@ -23,8 +23,7 @@ const byReaction = z.object({ id: pathParam, name: pathParam });
  */
 export function announcementsRouter(deps: AnnouncementsRouterDeps): Router {
   const { announcements, accounts, guards, publicUrl } = deps;
-  const viewer = async (res: Parameters<typeof userIdOf>[0]) =>
-    (await accounts.activeAccount(userIdOf(res))).id;
+  const viewer = async (res: Parameters<typeof userIdOf>[0]) => accounts.activeAccountId(userIdOf(res));
   const router = Router();
   router
     .route('/api/v1/announcements')

@@ -31,8 +31,7 @@ const byId = { params: z.object({ id: pathParam }) };
 export function listsRouter(deps: ListsRouterDeps): Router {
   const { lists, guards, publicUrl } = deps;
   const router = Router();
-  const owner = async (res: Parameters<typeof userIdOf>[0]) =>
-    (await deps.accounts.activeAccount(userIdOf(res))).id;
+  const owner = async (res: Parameters<typeof userIdOf>[0]) => deps.accounts.activeAccountId(userIdOf(res));
 
   router
     .route('/api/v1/lists')

@@ -79,7 +79,7 @@ export function searchRouter(deps: SearchRouterDeps): Router {
         const viewer =
           auth === null || auth.userId === null
             ? null
-            : { userId: auth.userId, accountId: (await deps.accounts.activeAccount(auth.userId)).id };
+            : { userId: auth.userId, accountId: await deps.accounts.activeAccountId(auth.userId) };
         const type = query.type ?? null;
         if (type !== null && !TYPES.includes(type as SearchType)) {
           res.json({ accounts: [], statuses: [], hashtags: [] });

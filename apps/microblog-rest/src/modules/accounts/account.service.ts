@@ -276,6 +276,18 @@ export class AccountService {
     return this.ownActor(user.id);
   }
 
+  /**
+   * The id of `activeAccount`, with its refusals, in one prepared statement: what every signed-in
+   * read that only names its viewer needs (lists of statuses, search, notifications, lists).
+   */
+  async activeAccountId(userId: string): Promise<string> {
+    const [row] = isUserId(userId) ? await ACTIVE_ACCOUNT_ID.rows(this.deps.sequelize, [userId]) : [];
+    if (!row || row.disabled) throw new Forbidden(LOGIN_REFUSALS.disabled);
+    if (!row.confirmed) throw new Forbidden(LOGIN_REFUSALS.unconfirmed);
+    if (row.id === null) throw new NotFound(RECORD_NOT_FOUND);
+    return row.id;
+  }
+
   /** GET verify_credentials. Errors: Forbidden (login unusable), NotFound (user without account). */
   async credentials(userId: string): Promise<CredentialView> {
     // Read on every client start: user, account, settings and pending requests in ONE prepared query.
@@ -698,6 +710,17 @@ coalesce(a.follow_requests_count, 0) AS "followRequestsCount"
            LEFT JOIN actors a ON a.user_id = u.id AND a.domain IS NULL AND a.type IN ('Person', 'Service')
            LEFT JOIN account_settings s ON s.actor_id = a.id
           WHERE u.id = $1) c`,
+});
+
+const ACTIVE_ACCOUNT_ID = preparedStatement<
+  { disabled: boolean; confirmed: boolean; id: string | null },
+  [userId: string]
+>({
+  name: 'microblog_active_account_id',
+  text: `SELECT u.disabled, u.confirmed_at IS NOT NULL AS confirmed, a.id::text AS id
+           FROM users u
+           LEFT JOIN actors a ON a.user_id = u.id AND a.domain IS NULL AND a.type IN ('Person', 'Service')
+          WHERE u.id = $1`,
 });
 
 /** A BCP 47 tag in canonical case ("pt-BR"), 'en' when absent, null when it is not one. */

@@ -30,7 +30,7 @@ export interface NotificationRouteDeps {
 
 /** The signed-in caller's account id (a route guarded by `requireUser`). */
 export async function callerId(deps: { accounts: AccountService }, res: Response): Promise<string> {
-  return (await deps.accounts.activeAccount(userIdOf(res))).id;
+  return deps.accounts.activeAccountId(userIdOf(res));
 }
 
 /** Notifications' JSON in the order given (those hidden by a filter, or whose status went, left out). */

@@ -42,7 +42,7 @@ export async function optionalViewer(
     return null;
   }
   if (auth.userId === null) return null;
-  return (await deps.accounts.activeAccount(auth.userId)).id;
+  return deps.accounts.activeAccountId(auth.userId);
 }
 
 /** One status's JSON text in a list (what `JSON.stringify` gives of its entity). */
