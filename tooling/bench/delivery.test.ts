@@ -64,6 +64,12 @@ describe('delivery bench', () => {
     expect(lines[3]).to.equal(
       'target: 0.90 of the signing ceiling (≥ 0.8), one POST per shared inbox each time PASS',
     );
+    // The posting clients' own bound is printed beside the figure, so a run shows what limited it.
+    const bounded = formatDeliveryLines({ ...result, post: latencyFigures([200]), postingBound: 4 });
+    expect(bounded[3]).to.equal(
+      '  the posting clients alone could feed 4.00 of the ceiling (16 ÷ POST p50 × 50 instances)',
+    );
+    expect(bounded[4]).to.match(/^target: 0\.90 /);
     expect(
       formatDeliveryLines({ ...result, ratio: undefined, outcome: 'failed', problems: ['boom'] }),
     ).to.deep.equal(['delivery: failed — boom']);

@@ -80,6 +80,13 @@ export interface DeliveryReceipt {
   skipped: string[];
 }
 
+/** One inbox of a job, checked and (when it is to be posted) with its signature under way. */
+type Prepared =
+  | { kind: 'bad-url'; rawUrl: string }
+  | { kind: 'unavailable'; inboxUrl: string }
+  | { kind: 'circuit-open'; inboxUrl: string; waitMs: number }
+  | { kind: 'post'; inboxUrl: string; domain: string; headers: Promise<Record<string, string>> };
+
 interface SenderKey {
   keyId: string;
   privateKey: KeyObject;
@@ -237,47 +244,86 @@ export class DeliveryService {
       );
       return;
     }
-    // One body for all the job's inboxes: its digest is computed once.
+    // One body for all the job's inboxes: its bytes and its digest are made once.
+    const body = Buffer.from(data.body, 'utf8');
     const digest = this.signer.digestOf(data.body);
+    const urls = data.inboxUrls;
+    // Each inbox is checked and its signature requested up to `batchConcurrency` places ahead of the
+    // POSTs, so a lane that gets an answer finds the next request already signed (or being signed)
+    // instead of signing and then posting one after the other.
+    const prepared: Array<Promise<Prepared>> = [];
+    const prepare = (index: number): Promise<Prepared> => {
+      let ready = prepared[index];
+      if (!ready) {
+        ready = this.prepare(urls[index] as string, data, key, digest);
+        // Awaited by a lane later; a rejection must not count as unhandled meanwhile.
+        ready.catch(() => undefined);
+        prepared[index] = ready;
+      }
+      return ready;
+    };
     // An error here (e.g. the database is down) fails the whole job, which pg-boss runs again.
     let next = 0;
     const lane = async (): Promise<void> => {
-      while (next < data.inboxUrls.length) {
-        await this.deliverOne(data.inboxUrls[next++] as string, data, key, digest);
+      while (next < urls.length) {
+        const index = next++;
+        const ready = prepare(index);
+        for (let ahead = index + 1; ahead <= index + this.batchConcurrency && ahead < urls.length; ahead += 1)
+          prepare(ahead);
+        await this.deliverOne(await ready, data, body);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.batchConcurrency, data.inboxUrls.length) }, lane));
+    await Promise.all(Array.from({ length: Math.min(this.batchConcurrency, urls.length) }, lane));
   }
 
-  private async deliverOne(
+  /**
+   * What must happen to one inbox before its POST: a malformed URL is given up, an unavailable
+   * domain skipped, an open circuit waited out; otherwise the POST's signature is started.
+   */
+  private async prepare(
     rawUrl: string,
     data: DeliveryJobData,
     key: SenderKey,
     digest: string,
-  ): Promise<void> {
+  ): Promise<Prepared> {
     const inboxUrl = normalizeInbox(rawUrl);
-    if (!inboxUrl) {
-      await this.giveUp(rawUrl, data, {
+    if (!inboxUrl) return { kind: 'bad-url', rawUrl };
+    const domain = domainOf(inboxUrl);
+    if (!data.replay && !(await this.availability.isAvailable(domain)))
+      return { kind: 'unavailable', inboxUrl };
+    const waitMs = this.breaker.waitMs(inboxUrl);
+    if (waitMs > 0) return { kind: 'circuit-open', inboxUrl, waitMs };
+    const headers = this.signer
+      .signPost(inboxUrl, { 'content-type': ACTIVITY_CONTENT_TYPE }, data.body, key, digest)
+      .then(({ host: _host, ...rest }) => rest);
+    // A failed signature is the POST's failed attempt, reported when the lane gets to it.
+    headers.catch(() => undefined);
+    return { kind: 'post', inboxUrl, domain, headers };
+  }
+
+  private async deliverOne(prepared: Prepared, data: DeliveryJobData, body: Buffer): Promise<void> {
+    if (prepared.kind === 'bad-url') {
+      await this.giveUp(prepared.rawUrl, data, {
         kind: 'rejected',
         status: null,
         error: 'Inbox URL is not an http(s) URL',
       });
       return;
     }
+    const { inboxUrl } = prepared;
     const single: DeliveryJobData = { ...data, inboxUrls: [inboxUrl] };
-    const domain = domainOf(inboxUrl);
-    if (!data.replay && !(await this.availability.isAvailable(domain))) {
+    if (prepared.kind === 'unavailable') {
       this.logger.debug({ inboxUrl, activityId: data.activityId }, 'delivery skipped: domain unavailable');
       return;
     }
-    const waitMs = this.breaker.waitMs(inboxUrl);
-    if (waitMs > 0) {
+    if (prepared.kind === 'circuit-open') {
       // Not an attempt: the same attempt runs again once the circuit lets it.
-      await this.enqueue(single, Math.ceil(waitMs / 1000));
+      await this.enqueue(single, Math.ceil(prepared.waitMs / 1000));
       return;
     }
+    const { domain } = prepared;
 
-    const outcome = await this.post(inboxUrl, data.body, key, digest);
+    const outcome = await this.post(inboxUrl, body, prepared.headers);
     if (outcome.kind === 'failed') {
       this.breaker.failed(inboxUrl);
       const marked = await this.availability.recordFailure(domain);
@@ -309,21 +355,13 @@ export class DeliveryService {
 
   private async post(
     inboxUrl: string,
-    body: string,
-    key: SenderKey,
-    digest: string,
+    body: Buffer,
+    signed: Promise<Record<string, string>>,
   ): Promise<AttemptOutcome> {
     try {
-      const { host: _host, ...headers } = await this.signer.signPost(
-        inboxUrl,
-        { 'content-type': ACTIVITY_CONTENT_TYPE },
-        body,
-        key,
-        digest,
-      );
       // The fetch sets the same Host itself, and the right one should a redirect lead elsewhere.
       const response = await this.fetch.post(inboxUrl, body, {
-        headers,
+        headers: await signed,
         signed: false,
         maxBodyBytes: MAX_RESPONSE_BYTES,
       });

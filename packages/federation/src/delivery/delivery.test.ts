@@ -218,6 +218,51 @@ describe('DeliveryService', function () {
     expect(other.hits.map((hit) => hit.path)).to.deep.equal(['/users/dave/inbox']);
   });
 
+  it('posts a job of many inboxes each once, signed, with more inboxes than POSTs at once', async () => {
+    const remotes = await Promise.all([inbox(), inbox(), inbox()]);
+    const deliveries = await service();
+    const recipients = remotes.flatMap((remote) =>
+      Array.from({ length: 9 }, (_, n) => ({ inboxUrl: `${remote.origin}/users/u${n}/inbox` })),
+    );
+
+    await deliveries.deliver(note(5), { senderActorId: alice.id, recipients });
+    await deliveries.drain();
+
+    for (const remote of remotes) {
+      expect(remote.hits.map((hit) => hit.path).sort()).to.deep.equal(
+        Array.from({ length: 9 }, (_, n) => `/users/u${n}/inbox`).sort(),
+      );
+      expect(remote.hits.every((hit) => hit.verified === true && hit.activityId === note(5).id)).to.equal(
+        true,
+      );
+    }
+    const origins = remotes.map((remote) => remote.origin);
+    const dead = await deliveries.listDeadLetters();
+    expect(
+      dead.filter((letter) => origins.some((origin) => letter.inboxUrl.startsWith(origin))),
+    ).to.deep.equal([]);
+  });
+
+  it('keeps the connection to each host alive from one delivery to the next', async () => {
+    const remotes = await Promise.all([inbox(), inbox(), inbox()]);
+    const deliveries = await service();
+
+    for (const n of [6, 7, 8]) {
+      await deliveries.deliver(note(n), {
+        senderActorId: alice.id,
+        recipients: remotes.map((remote) => ({ inboxUrl: `${remote.origin}/inbox` })),
+      });
+      await deliveries.drain();
+    }
+
+    for (const remote of remotes) {
+      expect(remote.hits.map((hit) => [hit.activityId, hit.verified])).to.deep.equal(
+        [6, 7, 8].map((n) => [note(n).id, true]),
+      );
+      expect(remote.connections()).to.equal(1);
+    }
+  });
+
   it('opens the circuit of an inbox after 10 failures: the 11th waits out the open window', async () => {
     const remote = await inbox({ status: () => 500 });
     const deliveries = await service({ maxAttempts: 1, breakerThreshold: 10, breakerOpenSeconds: 1 });

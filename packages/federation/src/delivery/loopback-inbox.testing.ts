@@ -18,6 +18,8 @@ export interface LoopbackInbox {
   /** `http://127.0.0.1:<port>` */
   origin: string;
   hits: InboxHit[];
+  /** TCP connections accepted so far (a client that keeps connections alive opens few). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -75,11 +77,16 @@ export async function startLoopbackInbox(options: LoopbackInboxOptions = {}): Pr
   const server = createServer((request, response) => {
     handle(request, response).catch(() => response.destroy());
   });
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
     hits,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

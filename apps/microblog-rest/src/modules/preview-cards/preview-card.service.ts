@@ -11,7 +11,7 @@ import {
   type GuardedResponse,
 } from '@agora/federation';
 import type { RemoteMediaFile, RemoteMediaKind } from '@agora/media';
-import type { StatusListener } from '../statuses/status.service.js';
+import type { DistributedStatus, StatusListener } from '../statuses/status.service.js';
 import { cardFromPage, firstLink, type CardData } from './card-page.js';
 
 /** The job that reads a status's first link and links its card (after the status is posted or edited). */
@@ -81,9 +81,20 @@ export class PreviewCardService {
   /** Posted (after the fan-out) and edited statuses get their card fetched by a job. */
   statusListener(): StatusListener {
     return {
-      distributed: (statusId) => this.queueFetch(statusId),
+      // A new status without a link to read has no card to get (an edit may take one away, so an
+      // edited status is always looked at).
+      distributed: async (statusId, status) => {
+        if (status && (status.reblog || this.cardUrl(status.content) === null)) return;
+        await this.queueFetch(statusId);
+      },
       edited: (statusId) => this.queueFetch(statusId),
     };
+  }
+
+  /** The link whose card a status gets: its first link, unless that is to this server. */
+  private cardUrl(content: DistributedStatus['content']): string | null {
+    const link = firstLink(content);
+    return link && new URL(link).host !== this.localHost ? link : null;
   }
 
   async queueFetch(statusId: string): Promise<void> {
@@ -106,8 +117,7 @@ export class PreviewCardService {
       { bind: [statusId], type: QueryTypes.SELECT },
     );
     if (!status) return null;
-    const link = firstLink(status.content);
-    const url = link && new URL(link).host !== this.localHost ? link : null;
+    const url = this.cardUrl(status.content);
     let card: PreviewCardRow | null = null;
     if (url !== null) card = (await this.freshCard(url)) ?? (await this.fetchCard(url));
     if (card === null) {

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { htmlPage, listenPages } from '@agora/federation/testing';
 import { createRestAPIClient } from 'masto';
 import sharp from 'sharp';
+import { QueryTypes } from 'sequelize';
 import { readPageHead } from '@agora/federation';
 import { CACHE_REMOTE_MEDIA_JOB } from '@agora/media';
 import { registerApp, signedInAccount, type SeededAccount } from '../../testing/oauth-clients.js';
@@ -238,8 +239,15 @@ describe('preview cards: first links read through the guarded fetch (issue 16 §
 
   it('a status with only mentions, hashtags or links to this server gets none; an edit that drops the link drops the card', async () => {
     const id = await post(`@bob #tag ${t.url}/@alice`);
+    const plain = await post('no link at all');
     await settle();
     expect(await cardOf(id)).to.equal(null);
+    // Nothing to read, so no card job was even queued for them.
+    const [queued] = await t.ctx.sequelize.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND data->>'statusId' IN ($2, $3)`,
+      { bind: [FETCH_PREVIEW_CARD_JOB, id, plain], type: QueryTypes.SELECT },
+    );
+    expect(queued?.n).to.equal(0);
     const linked = await post(`${base}/plain`);
     await settle();
     expect((await cardOf(linked))?.title).to.equal('Plain page');

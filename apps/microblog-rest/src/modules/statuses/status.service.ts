@@ -87,7 +87,8 @@ export interface StatusEdit {
  * large fan-out costs the posting request nothing; the listeners of one status run at once.
  */
 export interface StatusListener {
-  distributed?(statusId: string): Promise<void>;
+  /** `status`: what the fan-out read of it, when it could (a listener may then skip work it would not do). */
+  distributed?(statusId: string, status?: DistributedStatus): Promise<void>;
   edited?(statusId: string): Promise<void>;
   favourited?(accountId: string, status: StatusRow, on: boolean): Promise<void>;
   /** `reblogIds`: the reblog rows that went (federation names them in Undo(Announce)). */
@@ -97,6 +98,13 @@ export interface StatusListener {
    * `rebloggerIds`: for a status, the accounts whose reblogs went with it (federation tells them).
    */
   removed?(statusId: string, accountId: string, rebloggerIds?: string[]): Promise<void>;
+}
+
+/** What a listener of `distributed` is given about the status besides its id. */
+export interface DistributedStatus {
+  /** The rendered HTML (empty for a reblog). */
+  content: string;
+  reblog: boolean;
 }
 
 /** One version of a status (GET /history): the first and every edit. */
@@ -646,8 +654,8 @@ export class StatusService {
   /** The fan-out and home-merge workers (a no-op on role web); call before the queue starts. */
   async registerWorker(): Promise<void> {
     await this.deps.queue.work<{ statusId: string }>(FAN_OUT_JOB, async (job) => {
-      await this.fanOut(job.data.statusId);
-      await this.tellDistributed(job.data.statusId);
+      const { status } = await this.writeFeeds(job.data.statusId);
+      await this.tellDistributed(job.data.statusId, status);
     });
     await this.deps.queue.work<{ followerId: string; targetId: string; merge: boolean }>(
       HOME_MERGE_JOB,
@@ -663,8 +671,10 @@ export class StatusService {
    * The listeners of a new status or reblog, all at once: none waits for another (federation's
    * deliveries do not queue behind notifications). A failure fails the job, which runs them again.
    */
-  private async tellDistributed(statusId: string): Promise<void> {
-    const told = await Promise.allSettled(this.listeners.map((listener) => listener.distributed?.(statusId)));
+  private async tellDistributed(statusId: string, status: DistributedStatus | undefined): Promise<void> {
+    const told = await Promise.allSettled(
+      this.listeners.map((listener) => listener.distributed?.(statusId, status)),
+    );
     const failed = told.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) throw failed.reason;
   }
@@ -728,9 +738,15 @@ export class StatusService {
    * statement does on one core): 10,000 followers in ~130 ms with 4 statements against ~250 ms with one.
    */
   async fanOut(statusId: string): Promise<number> {
+    return (await this.writeFeeds(statusId)).count;
+  }
+
+  /** The fan-out, and what its first read learnt of the status for the listeners. */
+  private async writeFeeds(statusId: string): Promise<{ count: number; status?: DistributedStatus }> {
     const { sequelize } = this.deps;
-    const [author] = await sequelize.query<{ followers: number }>(
-      `SELECT a.followers_count AS followers FROM statuses s JOIN actors a ON a.id = s.account_id
+    const [author] = await sequelize.query<{ followers: number; content: string; reblog: boolean }>(
+      `SELECT a.followers_count AS followers, s.content, s.reblog_of_id IS NOT NULL AS reblog
+         FROM statuses s JOIN actors a ON a.id = s.account_id
         WHERE s.id = $1`,
       { bind: [statusId], type: QueryTypes.SELECT },
     );
@@ -764,7 +780,8 @@ export class StatusService {
       }),
     );
     await others;
-    return counts.reduce((sum, n) => sum + n, 0);
+    const count = counts.reduce((sum, n) => sum + n, 0);
+    return author ? { count, status: { content: author.content ?? '', reblog: author.reblog } } : { count };
   }
 
   private async mark(
