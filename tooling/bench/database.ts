@@ -89,6 +89,10 @@ export async function obtainPostgres(config: BenchConfig, logger: Logger): Promi
     },
     async close() {
       const problems: string[] = [];
+      // BENCH_KEEP_DATABASES=1 leaves them (on a server of your own) to EXPLAIN the scenario's statements.
+      if (created.length > 0 && process.env.BENCH_KEEP_DATABASES === '1') {
+        console.log(`kept databases: ${created.splice(0).join(', ')}`);
+      }
       if (created.length > 0) {
         await withClient(adminUrl, async (client) => {
           for (const name of created.splice(0)) {
