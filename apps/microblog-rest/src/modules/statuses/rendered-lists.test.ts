@@ -2,44 +2,9 @@ import { expect } from 'chai';
 import { registerApp, signedInAccount, type SeededAccount } from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
+import { countStatements } from '../../testing/statement-counter.js';
 
 type Signed = SeededAccount & { token: string };
-
-interface CountedConnection {
-  query: (...args: unknown[]) => unknown;
-  __counted?: true;
-}
-
-/** Counts the statements the server sends through its database pool (as home-statements.test.ts). */
-function countStatements(t: TestServer): { reset(): void; readonly texts: string[] } {
-  const state = { texts: [] as string[] };
-  const manager = t.ctx.sequelize.connectionManager as unknown as {
-    getConnection: (...args: unknown[]) => Promise<CountedConnection>;
-  };
-  const original = manager.getConnection.bind(manager);
-  manager.getConnection = async (...args: unknown[]) => {
-    const connection = await original(...args);
-    if (!connection.__counted) {
-      const query = connection.query.bind(connection);
-      connection.query = (...queryArgs: unknown[]) => {
-        const first = queryArgs[0];
-        const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
-        state.texts.push((text ?? '').replace(/\s+/g, ' ').slice(0, 200));
-        return query(...queryArgs);
-      };
-      connection.__counted = true;
-    }
-    return connection;
-  };
-  return {
-    reset() {
-      state.texts = [];
-    },
-    get texts() {
-      return state.texts;
-    },
-  };
-}
 
 /** The raw text of a JSON answer (200). */
 async function raw(server: TestServer, path: string, token?: string): Promise<string> {

@@ -4,54 +4,10 @@ import { QueryTypes } from 'sequelize';
 import { registerApp, signedInAccount, type SeededAccount } from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
+import { countStatements } from '../../testing/statement-counter.js';
 import { FAN_OUT_JOB, HOME_MERGE_JOB } from '../statuses/status.service.js';
 
 type Signed = SeededAccount & { token: string };
-
-interface CountedConnection {
-  query: (...args: unknown[]) => unknown;
-  __counted?: true;
-}
-
-/**
- * Counts every statement the server sends through its database pool (Sequelize queries, prepared
- * statements, transactions), by wrapping each pooled connection's `query` once. Job queue and
- * pub/sub connections are their own pools and are not counted.
- */
-function countStatements(t: TestServer): { reset(): void; readonly count: number; texts: string[] } {
-  const state = { count: 0, texts: [] as string[] };
-  const manager = t.ctx.sequelize.connectionManager as unknown as {
-    getConnection: (...args: unknown[]) => Promise<CountedConnection>;
-  };
-  const original = manager.getConnection.bind(manager);
-  manager.getConnection = async (...args: unknown[]) => {
-    const connection = await original(...args);
-    if (!connection.__counted) {
-      const query = connection.query.bind(connection);
-      connection.query = (...queryArgs: unknown[]) => {
-        state.count++;
-        const first = queryArgs[0];
-        const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
-        state.texts.push((text ?? '').replace(/\s+/g, ' ').slice(0, 90));
-        return query(...queryArgs);
-      };
-      connection.__counted = true;
-    }
-    return connection;
-  };
-  return {
-    reset() {
-      state.count = 0;
-      state.texts = [];
-    },
-    get count() {
-      return state.count;
-    },
-    get texts() {
-      return state.texts;
-    },
-  };
-}
 
 // Issue 15, Performance: "Say how many SQL statements one page costs" — a fixed number, not one per
 // status (no N+1), whatever the page's size and whoever wrote its statuses.

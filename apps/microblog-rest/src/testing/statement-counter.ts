@@ -1,0 +1,51 @@
+import type { TestServer } from './server.js';
+
+interface CountedConnection {
+  query: (...args: unknown[]) => unknown;
+  __counted?: true;
+}
+
+/** The statements a server sent since the last reset: how many, and each one's text (whitespace folded). */
+export interface StatementCounter {
+  reset(): void;
+  readonly count: number;
+  readonly texts: string[];
+}
+
+/**
+ * Counts every statement the server sends through its database pool (Sequelize queries, prepared
+ * statements, transactions), by wrapping each pooled connection's `query` once. Job queue and
+ * pub/sub connections are their own pools and are not counted. Texts are cut at `width` characters.
+ */
+export function countStatements(t: TestServer, width = 200): StatementCounter {
+  const state = { texts: [] as string[] };
+  const manager = t.ctx.sequelize.connectionManager as unknown as {
+    getConnection: (...args: unknown[]) => Promise<CountedConnection>;
+  };
+  const original = manager.getConnection.bind(manager);
+  manager.getConnection = async (...args: unknown[]) => {
+    const connection = await original(...args);
+    if (!connection.__counted) {
+      const query = connection.query.bind(connection);
+      connection.query = (...queryArgs: unknown[]) => {
+        const first = queryArgs[0];
+        const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
+        state.texts.push((text ?? '').replace(/\s+/g, ' ').slice(0, width));
+        return query(...queryArgs);
+      };
+      connection.__counted = true;
+    }
+    return connection;
+  };
+  return {
+    reset() {
+      state.texts = [];
+    },
+    get count() {
+      return state.texts.length;
+    },
+    get texts() {
+      return state.texts;
+    },
+  };
+}
