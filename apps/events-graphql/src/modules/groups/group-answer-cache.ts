@@ -1,4 +1,5 @@
 import { preparedStatement } from '@agora/db';
+import { parseAcct } from '@agora/federation';
 import type { Sequelize } from 'sequelize';
 import { parse, print, type DocumentNode } from 'graphql';
 import { Keyed, UNCACHEABLE, wholeAnswerCache } from '../../graphql/response-cache.js';
@@ -102,15 +103,15 @@ export class GroupAnswerGeneration {
   constructor(private readonly options: { sequelize: Sequelize; domain: string }) {}
 
   /**
-   * The window of the group page `name` (as `group(preferredUsername:)` reads it: `name`, `@name`,
-   * `name@domain`) listing events between `after` and `before`.
+   * The window of the group page `name` (read by `parseAcct`, as `group(preferredUsername:)` reads
+   * it) listing events between `after` and `before`; null when `name` names nobody.
    */
-  window(name: string, after: Date | null, before: Date | null): Promise<GroupPageWindow> {
-    const [username = '', domain] = name.trim().replace(/^@/, '').split('@', 2);
-    const local = domain === undefined || domain.toLowerCase() === this.options.domain.toLowerCase();
+  window(name: string, after: Date | null, before: Date | null): Promise<GroupPageWindow | null> {
+    const address = parseAcct(name, this.options.domain);
+    if (!address) return Promise.resolve(null);
     return this.reads.load({
-      username,
-      domain: local ? '' : domain!,
+      username: address.username,
+      domain: address.domain ?? '',
       after: after?.toISOString() ?? null,
       before: before?.toISOString() ?? null,
     });
@@ -153,7 +154,7 @@ export const groupAnswerCache = () =>
         if (typeof name !== 'string' || after === undefined || before === undefined) return UNCACHEABLE;
         const window = await context.app.groupAnswers.window(name, after, before);
         // No such group: the answer is an error, never stored; and edges of nothing would key nothing.
-        if (!window.found) return UNCACHEABLE;
+        if (!window?.found) return UNCACHEABLE;
         const key = [
           context.userId ?? '',
           configId(context.app.instanceConfig.config()),
