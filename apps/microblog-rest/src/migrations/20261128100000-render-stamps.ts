@@ -11,45 +11,41 @@ import type { Migration } from '@agora/db';
  * - actors: any column but the counters (`followers_count`, `following_count`,
  *   `follow_requests_count`, `statuses_count`, `last_status_at`) and `updated_at`.
  */
+/** The counters of each stamped table: kept by triggers, read fresh, so they do not move its stamp. */
+const COUNTERS: Record<string, readonly string[]> = {
+  statuses: ['replies_count', 'reblogs_count', 'favourites_count'],
+  actors: ['followers_count', 'following_count', 'follow_requests_count', 'statuses_count', 'last_status_at'],
+};
+
+/**
+ * The function and trigger `<table>_render_stamp`: moves `updated_at` when any column but `counters`
+ * (and `updated_at` itself) changes, or when the writer set `updated_at` (a touch).
+ */
+function renderStamp(table: string, counters: readonly string[]): [string, string] {
+  const ignored = [...counters, 'updated_at'].map((column) => `before.${column} := NEW.${column};`);
+  const fn = `
+      CREATE FUNCTION ${table}_render_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        before ${table} := OLD;
+      BEGIN
+        ${ignored.join('\n        ')}
+        IF before IS DISTINCT FROM NEW OR OLD.updated_at IS DISTINCT FROM NEW.updated_at THEN
+          NEW.updated_at := clock_timestamp();
+        END IF;
+        RETURN NEW;
+      END $$`;
+  const trigger = `CREATE TRIGGER ${table}_render_stamp BEFORE UPDATE ON ${table}
+               FOR EACH ROW EXECUTE FUNCTION ${table}_render_stamp()`;
+  return [fn, trigger];
+}
+
 export const renderStamps: Migration = {
   name: '20261128100000-render-stamps',
   async up({ sequelize }) {
     const q = (sql: string) => sequelize.query(sql);
-    await q(`
-      CREATE FUNCTION statuses_render_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        before statuses := OLD;
-      BEGIN
-        before.replies_count := NEW.replies_count;
-        before.reblogs_count := NEW.reblogs_count;
-        before.favourites_count := NEW.favourites_count;
-        before.updated_at := NEW.updated_at;
-        IF before IS DISTINCT FROM NEW OR OLD.updated_at IS DISTINCT FROM NEW.updated_at THEN
-          NEW.updated_at := clock_timestamp();
-        END IF;
-        RETURN NEW;
-      END $$`);
-    await q(`CREATE TRIGGER statuses_render_stamp BEFORE UPDATE ON statuses
-               FOR EACH ROW EXECUTE FUNCTION statuses_render_stamp()`);
-
-    await q(`
-      CREATE FUNCTION actors_render_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        before actors := OLD;
-      BEGIN
-        before.followers_count := NEW.followers_count;
-        before.following_count := NEW.following_count;
-        before.follow_requests_count := NEW.follow_requests_count;
-        before.statuses_count := NEW.statuses_count;
-        before.last_status_at := NEW.last_status_at;
-        before.updated_at := NEW.updated_at;
-        IF before IS DISTINCT FROM NEW OR OLD.updated_at IS DISTINCT FROM NEW.updated_at THEN
-          NEW.updated_at := clock_timestamp();
-        END IF;
-        RETURN NEW;
-      END $$`);
-    await q(`CREATE TRIGGER actors_render_stamp BEFORE UPDATE ON actors
-               FOR EACH ROW EXECUTE FUNCTION actors_render_stamp()`);
+    for (const [table, counters] of Object.entries(COUNTERS)) {
+      for (const sql of renderStamp(table, counters)) await q(sql);
+    }
 
     // A status's media (description, processing done, attached or detached) and its card.
     await q(`
