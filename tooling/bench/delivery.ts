@@ -10,7 +10,6 @@ import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { createSequelize } from '@agora/db';
 import { signRequest } from '@agora/federation';
 import { startInboxServers, type InboxServers, type InboxStats } from './inbox-servers.js';
@@ -20,13 +19,14 @@ import {
   type RunningServer,
   type BenchEnvironment,
   type BenchOutcome,
+  serviceSpec,
+  BENCH_HOST,
 } from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
 import { microblogViewer } from './seeds-microblog.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
 
-const ROOT_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const HOST = '127.0.0.1';
+const HOST = BENCH_HOST;
 
 /** Issue 16: 1,000 remote followers on 50 instances. */
 export const DELIVERY_INSTANCES = 50;
@@ -143,22 +143,16 @@ export async function runDeliveryBench(options: DeliveryOptions): Promise<Delive
     inboxes = await startInboxServers(DELIVERY_INSTANCES);
     const databaseUrl = await options.createDatabase('delivery');
     const port = await freePort(HOST);
-    server = await launchServer({
-      name: 'microblog',
-      command: process.execPath,
-      args: [join(ROOT_DIR, SERVICE_ENTRY.microblog)],
-      cwd: ROOT_DIR,
-      host: HOST,
-      port,
-      env: options.serverEnv({
-        PORT: String(port),
-        PUBLIC_URL: `http://${HOST}:${port}`,
-        DATABASE_URL: databaseUrl,
-        DATA_DIR: dataDir,
-        RATE_LIMIT_SAFELIST: HOST,
-        FEDERATION_ALLOW_PRIVATE_HOSTS: HOST,
+    server = await launchServer(
+      serviceSpec(options, {
+        name: 'microblog',
+        entry: SERVICE_ENTRY.microblog,
+        port,
+        databaseUrl,
+        dataDir,
+        env: { PUBLIC_URL: `http://${HOST}:${port}`, FEDERATION_ALLOW_PRIVATE_HOSTS: HOST },
       }),
-    });
+    );
     const author = await microblogViewer(server.url, databaseUrl);
     await seedRemoteFollowers(databaseUrl, author.accountId, inboxes);
     const headers = { authorization: `Bearer ${author.token}`, 'content-type': 'application/json' };

@@ -6,7 +6,6 @@ import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { createSequelize, QueryTypes } from '@agora/db';
 import {
   freePort,
@@ -14,13 +13,14 @@ import {
   type RunningServer,
   type BenchEnvironment,
   type BenchOutcome,
+  serviceSpec,
+  BENCH_HOST,
 } from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
 import { FAN_OUT_FOLLOWERS, seedFanOut } from './seeds-microblog.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
 
-const ROOT_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const HOST = '127.0.0.1';
+const HOST = BENCH_HOST;
 
 /** Every follower's feed holds the status within this (issue 15). */
 export const FAN_OUT_LIMIT_MS = 1000;
@@ -93,20 +93,9 @@ export async function runFanOutBench(options: FanOutOptions): Promise<FanOutResu
   try {
     const databaseUrl = await options.createDatabase('fanout');
     const port = await freePort(HOST);
-    server = await launchServer({
-      name: 'microblog',
-      command: process.execPath,
-      args: [join(ROOT_DIR, SERVICE_ENTRY.microblog)],
-      cwd: ROOT_DIR,
-      host: HOST,
-      port,
-      env: options.serverEnv({
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        DATA_DIR: dataDir,
-        RATE_LIMIT_SAFELIST: HOST,
-      }),
-    });
+    server = await launchServer(
+      serviceSpec(options, { name: 'microblog', entry: SERVICE_ENTRY.microblog, port, databaseUrl, dataDir }),
+    );
     const { author, followers } = await seedFanOut({ baseUrl: server.url, databaseUrl });
     result.followers = followers;
     sequelize = createSequelize({ url: databaseUrl, poolMax: 1 });

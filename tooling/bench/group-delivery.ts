@@ -7,7 +7,6 @@ import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { createSequelize } from '@agora/db';
 import type { ResolvedKey } from '@agora/federation';
 import { startLoopbackInbox, type LoopbackInbox } from '@agora/federation/testing';
@@ -17,13 +16,14 @@ import {
   type RunningServer,
   type BenchEnvironment,
   type BenchOutcome,
+  serviceSpec,
+  BENCH_HOST,
 } from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
 import { createConfirmedUsers, eventsAccessToken, eventsProfile, postGraphQL } from './seeds.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
 
-const ROOT_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const HOST = '127.0.0.1';
+const HOST = BENCH_HOST;
 /** The group: 1,000 remote members over 50 instances. */
 export const GROUP_DELIVERY_MEMBERS = 1000;
 export const GROUP_DELIVERY_INSTANCES = 50;
@@ -85,21 +85,16 @@ export async function runGroupDeliveryBench(options: GroupDeliveryOptions): Prom
   try {
     const databaseUrl = await options.createDatabase('group_delivery');
     const port = await freePort(HOST);
-    server = await launchServer({
-      name: 'events',
-      command: process.execPath,
-      args: [join(ROOT_DIR, SERVICE_ENTRY.events)],
-      cwd: ROOT_DIR,
-      host: HOST,
-      port,
-      env: options.serverEnv({
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        DATA_DIR: dataDir,
-        RATE_LIMIT_SAFELIST: HOST,
-        FEDERATION_ALLOW_PRIVATE_HOSTS: HOST,
+    server = await launchServer(
+      serviceSpec(options, {
+        name: 'events',
+        entry: SERVICE_ENTRY.events,
+        port,
+        databaseUrl,
+        dataDir,
+        env: { FEDERATION_ALLOW_PRIVATE_HOSTS: HOST },
       }),
-    });
+    );
     const baseUrl = server.url;
     // The group's key, fetched once from its actor document as a receiving peer does.
     const keys = new Map<string, Promise<ResolvedKey | null>>();

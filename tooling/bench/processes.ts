@@ -1,7 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root (services run from there) and the loopback host every bench process uses. */
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BENCH_HOST = '127.0.0.1';
 
 /** How to start one server under test as its own process. */
 export interface LaunchSpec {
@@ -132,6 +138,40 @@ export interface BenchEnvironment {
   serverEnv(extra: Record<string, string>): Record<string, string>;
   print(line: string): void;
   signal?: AbortSignal;
+}
+
+/**
+ * How a bench of its own starts a service's production build (`entry`, relative to the repository):
+ * on `port` of the loopback, with its database and data folder, the loopback exempt from rate limits,
+ * and the bench's own `env` on top.
+ */
+export function serviceSpec(
+  options: Pick<BenchEnvironment, 'serverEnv'>,
+  service: {
+    name: string;
+    entry: string;
+    port: number;
+    databaseUrl: string;
+    dataDir: string;
+    nodeArgs?: string[];
+    env?: Record<string, string>;
+  },
+): LaunchSpec {
+  return {
+    name: service.name,
+    command: process.execPath,
+    args: [...(service.nodeArgs ?? []), join(REPO_ROOT, service.entry)],
+    cwd: REPO_ROOT,
+    host: BENCH_HOST,
+    port: service.port,
+    env: options.serverEnv({
+      PORT: String(service.port),
+      DATABASE_URL: service.databaseUrl,
+      DATA_DIR: service.dataDir,
+      RATE_LIMIT_SAFELIST: BENCH_HOST,
+      ...service.env,
+    }),
+  };
 }
 
 /** How such a benchmark ended: `errors` when requests failed, `failed` when it could not measure. */

@@ -17,6 +17,8 @@ import {
   stopAllServers,
   type LaunchSpec,
   type RunningServer,
+  BENCH_HOST,
+  REPO_ROOT,
 } from './processes.js';
 import {
   boundedMeasurement,
@@ -63,8 +65,8 @@ import { formatDeliveryLines, runDeliveryBench, type DeliveryResult } from './de
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const TOOLING_DIR = join(BENCH_DIR, '..');
-const ROOT_DIR = join(BENCH_DIR, '..', '..');
-const HOST = '127.0.0.1';
+const ROOT_DIR = REPO_ROOT;
+const HOST = BENCH_HOST;
 
 /** One thing to measure: how to start it and what to send it. */
 interface Target {

@@ -13,7 +13,6 @@ import { cpus, loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
   freePort,
@@ -21,13 +20,14 @@ import {
   type RunningServer,
   type BenchEnvironment,
   type BenchOutcome,
+  serviceSpec,
+  BENCH_HOST,
 } from './processes.js';
 import { SERVICE_ENTRY } from './scenarios.js';
 import { microblogViewer, seedLocalFollowers } from './seeds-microblog.js';
 import { latencyFigures, type LatencyFigures } from './uploads.js';
 
-const ROOT_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const HOST = '127.0.0.1';
+const HOST = BENCH_HOST;
 
 /** Issue 16: at least this many frames per second across the clients… */
 export const FRAMES_PER_SECOND_TARGET = 50_000;
@@ -301,26 +301,19 @@ export async function runStreamingBench(options: StreamingOptions): Promise<Stre
   try {
     const databaseUrl = await options.createDatabase('streaming');
     const port = await freePort(HOST);
-    server = await launchServer({
-      name: 'microblog',
-      command: process.execPath,
-      // BENCH_STREAMING_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
-      args: [
-        ...(process.env.BENCH_STREAMING_CPU_PROF
+    server = await launchServer(
+      serviceSpec(options, {
+        name: 'microblog',
+        entry: SERVICE_ENTRY.microblog,
+        port,
+        databaseUrl,
+        dataDir,
+        // BENCH_STREAMING_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
+        nodeArgs: process.env.BENCH_STREAMING_CPU_PROF
           ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_STREAMING_CPU_PROF}`]
-          : []),
-        join(ROOT_DIR, SERVICE_ENTRY.microblog),
-      ],
-      cwd: ROOT_DIR,
-      host: HOST,
-      port,
-      env: options.serverEnv({
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        DATA_DIR: dataDir,
-        RATE_LIMIT_SAFELIST: HOST,
+          : [],
       }),
-    });
+    );
     const baseUrl = server.url;
     const seedStarted = performance.now();
     const author = await microblogViewer(baseUrl, databaseUrl);

@@ -6,16 +6,21 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import sharp from 'sharp';
-import { freePort, launchServer, type RunningServer, type BenchEnvironment } from './processes.js';
+import {
+  freePort,
+  launchServer,
+  type RunningServer,
+  type BenchEnvironment,
+  serviceSpec,
+  BENCH_HOST,
+} from './processes.js';
 import { percentile } from './report.js';
 import { SERVICE_ENTRY, type ServiceName } from './scenarios.js';
 import { createConfirmedUsers, eventsAccessToken, eventsProfile, microblogUserToken } from './seeds.js';
 
-const ROOT_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const HOST = '127.0.0.1';
+const HOST = BENCH_HOST;
 
 /** Concurrent upload loops per service. */
 export const UPLOAD_LOOPS = 4;
@@ -566,28 +571,22 @@ async function measureService(
     notes: api.notes,
     verdict: 'NOT MEASURED',
   };
-  const entry = join(ROOT_DIR, SERVICE_ENTRY[api.service]);
   const dataDir = join(options.dataDir, `uploads-${api.service}`);
   let server: RunningServer | undefined;
   let prober: Prober | undefined;
   try {
     const databaseUrl = await options.createDatabase(`uploads_${api.service}`);
     const port = await freePort(HOST);
-    server = await launchServer({
-      name: api.service,
-      command: process.execPath,
-      args: [entry],
-      cwd: ROOT_DIR,
-      host: HOST,
-      port,
-      env: options.serverEnv({
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        DATA_DIR: dataDir,
-        RATE_LIMIT_SAFELIST: HOST,
-        ...api.env,
+    server = await launchServer(
+      serviceSpec(options, {
+        name: api.service,
+        entry: SERVICE_ENTRY[api.service],
+        port,
+        databaseUrl,
+        dataDir,
+        env: api.env,
       }),
-    });
+    );
     const client = await api.connect(server.url, databaseUrl);
     // One upload (not counted) checks that the API works, and warms it up.
     const probe = await uploadOne(client, image.jpeg, MAX_UPLOADS);
