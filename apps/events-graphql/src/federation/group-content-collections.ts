@@ -47,12 +47,7 @@ function postsSource({ sequelize, actors }: GroupContentCollectionsOptions): Gro
         offset,
         limit,
       );
-      const [group, people] = await groupAndActors(
-        actors,
-        groupId,
-        rows.map((row) => row.authorId),
-      );
-      return group ? rows.map((row) => postArticle(row, group, people.get(row.authorId ?? '') ?? null)) : [];
+      return withAuthors(actors, groupId, rows, (row) => row.authorId, postArticle);
     },
   };
 }
@@ -74,18 +69,17 @@ function discussionsSource({ sequelize, actors }: GroupContentCollectionsOptions
         offset,
         limit,
       );
-      const [group, people] = await groupAndActors(
+      return withAuthors(
         actors,
         groupId,
-        rows.map((row) => row.creatorId),
+        rows,
+        (row) => row.creatorId,
+        (row, group, creator) => {
+          const last = row.last ? commentFromJson(row.last) : null;
+          const note = last ? discussionNote(last, row, group, creator, null) : {};
+          return { ...note, type: 'Note', id: row.url, name: row.title, context: row.url };
+        },
       );
-      if (!group) return [];
-      return rows.map((row) => {
-        const creator = people.get(row.creatorId ?? '') ?? null;
-        const last = row.last ? commentFromJson(row.last) : null;
-        const note = last ? discussionNote(last, row, group, creator, null) : {};
-        return { ...note, type: 'Note', id: row.url, name: row.title, context: row.url };
-      });
     },
   };
 }
@@ -107,14 +101,12 @@ function resourcesSource({ sequelize, actors }: GroupContentCollectionsOptions):
         offset,
         limit,
       );
-      const [group, people] = await groupAndActors(
+      return withAuthors(
         actors,
         groupId,
-        rows.map((row) => row.creatorId),
-      );
-      if (!group) return [];
-      return rows.map((row) =>
-        resourceObject(row, group, people.get(row.creatorId ?? '') ?? null, row.parentUrl),
+        rows,
+        (row) => row.creatorId,
+        (row, group, creator) => resourceObject(row, group, creator, row.parentUrl),
       );
     },
   };
@@ -162,15 +154,18 @@ function page<T extends object>(
   });
 }
 
-/** The group and the page's authors, in one look-up each. */
-async function groupAndActors(
+/** A page's rows as objects, the group and every row's author read in one look-up; none when the group is gone. */
+async function withAuthors<T, O>(
   actors: ActorStore,
   groupId: number,
-  ids: Array<string | null>,
-): Promise<[Actor | null, Map<string, Actor>]> {
-  const wanted = [...new Set(ids.filter((id): id is string => id !== null)), String(groupId)];
-  const found = await actors.findByIds(wanted);
-  return [found.get(String(groupId)) ?? null, found];
+  rows: T[],
+  authorOf: (row: T) => string | null,
+  render: (row: T, group: Actor, author: Actor | null) => O,
+): Promise<O[]> {
+  const authors = rows.map(authorOf).filter((id): id is string => id !== null);
+  const found = await actors.findByIds([...new Set(authors), String(groupId)]);
+  const group = found.get(String(groupId));
+  return group ? rows.map((row) => render(row, group, found.get(authorOf(row) ?? '') ?? null)) : [];
 }
 
 /** A comment row read through `row_to_json`: its dates back to Dates. */
