@@ -100,6 +100,16 @@ export interface StatusListener {
   removed?(statusId: string, accountId: string, rebloggerIds?: string[]): Promise<void>;
 }
 
+/**
+ * What the fan-out's first read tells the other feeds' writers (`addFeedWriter`'s `when`): whether the
+ * author is a member of any list, the status is direct, it has hashtags.
+ */
+export interface FeedFacts {
+  listed: boolean;
+  direct: boolean;
+  tagged: boolean;
+}
+
 /** What a listener of `distributed` is given about the status besides its id. */
 export interface DistributedStatus {
   /** The rendered HTML (empty for a reblog). */
@@ -140,7 +150,10 @@ const MESSAGES = {
  */
 export class StatusService {
   /** Other feeds written on post by the fan-out job (the lists'), after the home feeds. */
-  private readonly feedWriters: Array<(statusId: string) => Promise<unknown>> = [];
+  private readonly feedWriters: Array<{
+    writer: (statusId: string) => Promise<unknown>;
+    when?: keyof FeedFacts;
+  }> = [];
   private readonly listeners: StatusListener[] = [];
   /**
    * This process's rendered statuses and accounts, checked against their render stamps on every
@@ -724,9 +737,13 @@ export class StatusService {
     return valid.filter((id) => found.has(id));
   }
 
-  /** Adds a feed the fan-out job writes after the home feeds (idempotent, as the job may retry). */
-  addFeedWriter(writer: (statusId: string) => Promise<unknown>): void {
-    this.feedWriters.push(writer);
+  /**
+   * Adds a feed the fan-out job writes beside the home feeds (idempotent, as the job may retry).
+   * `when`: the fact of the fan-out's first read without which the writer would write nothing (the
+   * author is in a list, the status is direct, has tags); the writer is then not run at all.
+   */
+  addFeedWriter(writer: (statusId: string) => Promise<unknown>, when?: keyof FeedFacts): void {
+    this.feedWriters.push({ writer, ...(when ? { when } : {}) });
   }
 
   /**
@@ -744,8 +761,13 @@ export class StatusService {
   /** The fan-out, and what its first read learnt of the status for the listeners. */
   private async writeFeeds(statusId: string): Promise<{ count: number; status?: DistributedStatus }> {
     const { sequelize } = this.deps;
-    const [author] = await sequelize.query<{ followers: number; content: string; reblog: boolean }>(
-      `SELECT a.followers_count AS followers, s.content, s.reblog_of_id IS NOT NULL AS reblog
+    const [author] = await sequelize.query<
+      { followers: number; content: string; reblog: boolean } & FeedFacts
+    >(
+      `SELECT a.followers_count AS followers, s.content, s.reblog_of_id IS NOT NULL AS reblog,
+              EXISTS (SELECT 1 FROM list_accounts la WHERE la.account_id = s.account_id) AS listed,
+              s.visibility = 'direct' AS direct,
+              EXISTS (SELECT 1 FROM statuses_tags st WHERE st.status_id = s.id) AS tagged
          FROM statuses s JOIN actors a ON a.id = s.account_id
         WHERE s.id = $1`,
       { bind: [statusId], type: QueryTypes.SELECT },
@@ -756,7 +778,13 @@ export class StatusService {
     );
     // The other feeds' writers (lists, conversations, followed tags) are independent, idempotent
     // statements: they run beside the home inserts, so the feeds are all written one round trip on.
-    const others = Promise.all(this.feedWriters.map((writer) => writer(statusId)));
+    // A writer whose condition the read found false would write nothing: it is not asked (one round
+    // trip fewer each). Without the read (a status gone meanwhile) every writer runs, as before.
+    const others = Promise.all(
+      this.feedWriters
+        .filter(({ when }) => !author || when === undefined || author[when])
+        .map(({ writer }) => writer(statusId)),
+    );
     const counts = await Promise.all(
       Array.from({ length: parts }, async (_, part) => {
         const [result] = await sequelize.query<{ n: number }>(
