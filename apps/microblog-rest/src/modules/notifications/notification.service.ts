@@ -1,5 +1,5 @@
 import { NotFound, type JobQueue, type Logger } from '@agora/core';
-import { isRowId } from '@agora/db';
+import { isRowId, preparedStatement } from '@agora/db';
 import type { Follow, FollowListener } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
@@ -104,6 +104,30 @@ export interface NotificationGroupRow {
   /** The newest notification of the group (what v1 would show). */
   latest: NotificationRow;
 }
+
+// A new status's notifications: the status, the accounts it mentions and the followers who asked to
+// hear of the author's posts (none for a reblog or a direct status), in one named statement (ADR 0051).
+const NEW_STATUS_AUDIENCE = preparedStatement<
+  {
+    accountId: string;
+    reblogOfId: string | null;
+    originalAccountId: string | null;
+    mentioned: string[];
+    subscribers: string[];
+  },
+  [statusId: string]
+>({
+  name: 'agora_notifications_new_status',
+  text: `SELECT s.account_id::text AS "accountId", s.reblog_of_id::text AS "reblogOfId",
+              o.account_id::text AS "originalAccountId",
+              ARRAY(SELECT m.account_id::text FROM mentions m WHERE m.status_id = s.id) AS mentioned,
+              CASE WHEN s.reblog_of_id IS NULL AND s.visibility <> 'direct'
+                   THEN ARRAY(SELECT f.actor_id::text FROM follows f
+                               WHERE f.target_actor_id = s.account_id AND f.notify AND f.accepted_at IS NOT NULL)
+                   ELSE '{}'::text[] END AS subscribers
+         FROM statuses s LEFT JOIN statuses o ON o.id = s.reblog_of_id AND o.deleted_at IS NULL
+        WHERE s.id = $1 AND s.deleted_at IS NULL`,
+});
 
 /**
  * Notifications of local accounts (issue 15 §5): made from the statuses' and follows' committed
@@ -230,27 +254,8 @@ export class NotificationService {
 
   /** A new status: its local mentions, and followers who asked to be told; a reblog: the original's author. */
   async statusDistributed(statusId: string): Promise<void> {
-    // One statement for the status, the accounts it mentions and the followers who asked to hear of
-    // the author's posts (none for a reblog or a direct status): a new status's notifications cost one
-    // round trip when nobody is to be notified.
-    const [status] = await this.deps.sequelize.query<{
-      accountId: string;
-      reblogOfId: string | null;
-      originalAccountId: string | null;
-      mentioned: string[];
-      subscribers: string[];
-    }>(
-      `SELECT s.account_id::text AS "accountId", s.reblog_of_id::text AS "reblogOfId",
-              o.account_id::text AS "originalAccountId",
-              ARRAY(SELECT m.account_id::text FROM mentions m WHERE m.status_id = s.id) AS mentioned,
-              CASE WHEN s.reblog_of_id IS NULL AND s.visibility <> 'direct'
-                   THEN ARRAY(SELECT f.actor_id::text FROM follows f
-                               WHERE f.target_actor_id = s.account_id AND f.notify AND f.accepted_at IS NOT NULL)
-                   ELSE '{}'::text[] END AS subscribers
-         FROM statuses s LEFT JOIN statuses o ON o.id = s.reblog_of_id AND o.deleted_at IS NULL
-        WHERE s.id = $1 AND s.deleted_at IS NULL`,
-      { bind: [statusId], type: QueryTypes.SELECT },
-    );
+    // One round trip when nobody is to be notified.
+    const [status] = await NEW_STATUS_AUDIENCE.rows(this.deps.sequelize, [statusId]);
     if (!status) return;
     if (status.reblogOfId !== null) {
       if (status.originalAccountId !== null)

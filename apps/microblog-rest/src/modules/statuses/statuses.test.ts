@@ -457,15 +457,15 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
       conversations: texts.some((text) => text.includes('INSERT INTO account_conversations')),
       tags: texts.some((text) => text.includes('JOIN tag_follows')),
     });
-    const plainTexts = await statementsOf(plain.id);
+    const plainTexts = await statementsOf(String(plain.id));
     expect(plainTexts).to.have.length(2);
     expect(writes(plainTexts)).to.deep.equal({ lists: false, conversations: false, tags: false });
-    expect(writes(await statementsOf(tagged.id))).to.deep.equal({
+    expect(writes(await statementsOf(String(tagged.id)))).to.deep.equal({
       lists: false,
       conversations: false,
       tags: true,
     });
-    expect(writes(await statementsOf(direct.id))).to.deep.equal({
+    expect(writes(await statementsOf(String(direct.id)))).to.deep.equal({
       lists: false,
       conversations: true,
       tags: false,
@@ -483,7 +483,7 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
       json: { account_ids: [alice.id] },
     });
     expect(added.status).to.equal(200);
-    expect(writes(await statementsOf(plain.id)).lists).to.equal(true);
+    expect(writes(await statementsOf(String(plain.id))).lists).to.equal(true);
   });
 
   it("counters follow every path, a deleted account's cascade included (ADR 0005)", async () => {
