@@ -7,6 +7,7 @@ import {
   type DeliveryResult,
 } from './delivery.js';
 import { startInboxServers, type InboxStats } from './inbox-servers.js';
+import { cpuBetween, processCpuSeconds } from './process-cpu.js';
 import { latencyFigures } from './uploads.js';
 
 describe('delivery bench', () => {
@@ -70,15 +71,48 @@ describe('delivery bench', () => {
       '  the posting clients alone could feed 4.00 of the ceiling (16 ÷ POST p50 × 50 instances)',
     );
     expect(bounded[4]).to.match(/^target: 0\.90 /);
+    // Where the cores went in the window, per status of each process, before the verdict.
+    const cpu = { server: 3, database: 1.5, instances: 1, bench: 0.5, seconds: 4 };
+    const measured = formatDeliveryLines({ ...result, cpu });
+    expect(measured[3]).to.equal(
+      '  CPU per status: server 30.0 ms, database 15.0 ms, instances 10.0 ms, bench 5.0 ms = 60.0 ms (1.50 cores busy over 4.0 s)',
+    );
+    expect(measured[4]).to.match(/^target: 0\.90 /);
     expect(
       formatDeliveryLines({ ...result, ratio: undefined, outcome: 'failed', problems: ['boom'] }),
     ).to.deep.equal(['delivery: failed — boom']);
+  });
+
+  it("reads a process's CPU time from /proc and sums a set of processes between two samples", async () => {
+    const before = await processCpuSeconds(process.pid);
+    expect(before).to.be.a('number');
+    // Spin until this process has used 300 ms more of CPU by its own count; /proc must see it too.
+    const start = process.cpuUsage();
+    for (;;) {
+      const used = process.cpuUsage(start);
+      if (used.user + used.system >= 300_000) break;
+    }
+    const after = await processCpuSeconds(process.pid);
+    expect(after! - before!).to.be.within(0.25, 5);
+    expect(await processCpuSeconds(2 ** 31 - 1)).to.equal(undefined);
+    expect(await processCpuSeconds(undefined)).to.equal(undefined);
+    // Pid 2 ended in between (left out), pid 3 started (counted from zero).
+    const first = new Map([
+      [1, 2],
+      [2, 5],
+    ]);
+    const second = new Map([
+      [1, 3.5],
+      [3, 1],
+    ]);
+    expect(cpuBetween(first, second)).to.equal(2.5);
   });
 
   it('runs instances that refuse an unsigned POST and count nothing for it', async () => {
     const inboxes = await startInboxServers(2);
     try {
       expect(inboxes.origins).to.have.length(2);
+      expect(await processCpuSeconds(inboxes.pid)).to.be.a('number');
       const response = await fetch(inboxes.sharedInbox(1), {
         method: 'POST',
         headers: { 'content-type': 'application/activity+json' },

@@ -10,9 +10,10 @@ import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createSequelize } from '@agora/db';
+import { createSequelize, QueryTypes } from '@agora/db';
 import { signRequest } from '@agora/federation';
 import { startInboxServers, type InboxServers, type InboxStats } from './inbox-servers.js';
+import { cpuBetween, cpuSnapshot, processCpuSeconds } from './process-cpu.js';
 import {
   freePort,
   launchServer,
@@ -71,6 +72,22 @@ export interface DeliveryResult extends BenchOutcome {
   latency?: LatencyFigures;
   verdict: 'PASS' | 'BELOW' | 'NOT MEASURED';
   loadAverage?: [number, number];
+  /** Where the cores went from the first status POST until every instance held every status. */
+  cpu?: DeliveryCpu;
+}
+
+/** CPU seconds (user + system, all threads) each part of the pipeline used in the measured window. */
+export interface DeliveryCpu {
+  /** The microblog server: posting API, fan-out, the Note, delivery jobs, signing threads. */
+  server: number;
+  /** The backends of the server's database (all its connections, pg-boss's included). */
+  database: number;
+  /** The 50 verifying instances (one child process). */
+  instances: number;
+  /** This process: the posting clients and the polls of the instances. */
+  bench: number;
+  /** Wall-clock seconds between the two samples. */
+  seconds: number;
 }
 
 /** The issue's bound: at least 80 % of the ceiling, and every instance got each status exactly once. */
@@ -101,10 +118,22 @@ export function formatDeliveryLines(result: DeliveryResult): string[] {
           `  the posting clients alone could feed ${result.postingBound.toFixed(2)} of the ceiling ` +
             `(${DELIVERY_POSTERS} ÷ POST p50 × ${result.instances} instances)`,
         ]),
+    ...(result.cpu ? [formatCpuLine(result.cpu, result.statuses)] : []),
     `target: ${ratio.toFixed(2)} of the signing ceiling (≥ ${DELIVERY_TARGET_RATIO}), one POST per shared inbox ` +
       `${result.problems.length === 0 ? 'each time' : 'NOT each time'} ${result.verdict}`,
     ...result.problems.map((problem) => `  problem: ${problem}`),
   ];
+}
+
+/** The window's CPU per status of each process, and how many cores they kept busy together. */
+export function formatCpuLine(cpu: DeliveryCpu, statuses: number): string {
+  const perStatus = (seconds: number) => `${((seconds * 1000) / statuses).toFixed(1)} ms`;
+  const total = cpu.server + cpu.database + cpu.instances + cpu.bench;
+  return (
+    `  CPU per status: server ${perStatus(cpu.server)}, database ${perStatus(cpu.database)}, ` +
+    `instances ${perStatus(cpu.instances)}, bench ${perStatus(cpu.bench)} = ${perStatus(total)} ` +
+    `(${(total / cpu.seconds).toFixed(2)} cores busy over ${cpu.seconds.toFixed(1)} s)`
+  );
 }
 
 /** Signed requests per second our signer makes on this thread with an RSA-2048 key (the author's size). */
@@ -188,6 +217,21 @@ export async function runDeliveryBench(options: DeliveryOptions): Promise<Delive
     options.print(`(a) signing ceiling before: ${result.ceilingSamples[0]!.toFixed(0)} signed requests/s`);
 
     const loadBefore = Math.round((loadavg()[0] ?? 0) * 100) / 100;
+    // The CPU of each process over the window (/proc; two cheap samples, one statement each for the backends).
+    const sampler = createSequelize({ url: databaseUrl, poolMax: 1 });
+    const sampleCpu = async () => {
+      const backends = await sampler.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        { type: QueryTypes.SELECT },
+      );
+      const [database, serverCpu, instancesCpu] = await Promise.all([
+        cpuSnapshot(backends.map((row) => row.pid)),
+        processCpuSeconds(server!.pid),
+        processCpuSeconds(inboxes!.pid),
+      ]);
+      return { at: now(), database, server: serverCpu, instances: instancesCpu, bench: process.cpuUsage() };
+    };
+    const cpuBefore = await sampleCpu().catch(() => undefined);
     // A few authors' clients posting at once keep the pipeline full (one after the other, the POSTs'
     // own round trips would bound the rate rather than the delivery).
     const sent: Array<{ activityId: string; sentAt: number; ms: number }> = [];
@@ -210,6 +254,23 @@ export async function runDeliveryBench(options: DeliveryOptions): Promise<Delive
       result.problems.push(error.message);
       return inboxes!.stats();
     });
+    const cpuAfter = await sampleCpu().catch(() => undefined);
+    await sampler.close();
+    if (
+      cpuBefore?.server !== undefined &&
+      cpuBefore.instances !== undefined &&
+      cpuAfter?.server !== undefined &&
+      cpuAfter.instances !== undefined
+    ) {
+      const bench = process.cpuUsage(cpuBefore.bench);
+      result.cpu = {
+        server: cpuAfter.server - cpuBefore.server,
+        database: cpuBetween(cpuBefore.database, cpuAfter.database),
+        instances: cpuAfter.instances - cpuBefore.instances,
+        bench: (bench.user + bench.system) / 1e6,
+        seconds: (cpuAfter.at - cpuBefore.at) / 1000,
+      };
+    }
     const loadAfter = Math.round((loadavg()[0] ?? 0) * 100) / 100;
     result.ceilingSamples.push(signingCeiling(2, warmBody));
     options.print(`(a) signing ceiling after: ${result.ceilingSamples[1]!.toFixed(0)} signed requests/s`);

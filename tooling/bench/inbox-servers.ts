@@ -30,6 +30,8 @@ export interface InboxStats {
 export interface InboxServers {
   /** `http://127.0.0.1:<port>`, one per instance. */
   origins: string[];
+  /** The child process that runs them all (its CPU is theirs). */
+  pid: number | undefined;
   /** The shared inbox of instance `i`. */
   sharedInbox(i: number): string;
   stats(): Promise<InboxStats>;
@@ -71,6 +73,7 @@ export async function startInboxServers(count: number): Promise<InboxServers> {
   };
   return {
     origins,
+    pid: child.pid,
     sharedInbox: (i) => `${origins[i]}/inbox`,
     stats: () => ask<InboxStats>('stats'),
     reset: async () => void (await ask<unknown>('reset')),

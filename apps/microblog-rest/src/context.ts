@@ -255,15 +255,15 @@ export const AppContext = {
         });
       statuses.addListener(previewCards.statusListener());
       const lists = overrides.lists ?? new ListService({ sequelize, queue: infrastructure.queue, logger });
-      statuses.addFeedWriter((statusId) => lists.fanOut(statusId));
+      statuses.addFeedWriter((statusId) => lists.fanOut(statusId), 'listed');
       const conversations = overrides.conversations ?? new ConversationService({ sequelize });
       const scheduledStatuses =
         overrides.scheduledStatuses ??
         new ScheduledStatusService({ sequelize, queue: infrastructure.queue, logger, actors, statuses });
-      statuses.addFeedWriter((statusId) => conversations.fanOut(statusId));
+      statuses.addFeedWriter((statusId) => conversations.fanOut(statusId), 'direct');
       // A new public status with a followed hashtag joins the follower's home feed (issue 16 §2).
       const tags = overrides.tags ?? new TagService({ sequelize });
-      statuses.addFeedWriter((statusId) => tags.fanOut(statusId));
+      statuses.addFeedWriter((statusId) => tags.fanOut(statusId), 'tagged');
       // A follow that starts counting brings the target's statuses into the follower's home feed; an
       // accepted follow that ends takes them out (jobs; only local followers have a home feed).
       // An unfollow also takes the account out of the follower's lists (as the reference).

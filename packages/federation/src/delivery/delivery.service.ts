@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { BadInput, NotFound, type Job, type JobOptions, type JobQueue, type Logger } from '@agora/core';
 import type { Sequelize } from 'sequelize';
-import type { ActorStore } from '../actors/index.js';
+import type { Actor, ActorStore } from '../actors/index.js';
 import type { GuardedFetch } from '../fetch/index.js';
 import { defaultKeyCache } from '../signatures/index.js';
 import { CircuitBreaker } from './circuit-breaker.js';
@@ -68,6 +68,8 @@ export interface DeliveryServiceOptions {
 
 export interface DeliverInput {
   senderActorId: string;
+  /** The sender's actor as the caller just read it (its id must be `senderActorId`): spares reading it again. */
+  sender?: Actor;
   recipients?: readonly DeliveryRecipient[];
   /** Also every accepted remote follower of this actor (usually the sender). */
   followersOf?: string;
@@ -138,7 +140,10 @@ export class DeliveryService {
    * activity has committed. Errors: BadInput when the sender is not a local actor.
    */
   async deliver(activity: object, input: DeliverInput): Promise<DeliveryReceipt> {
-    const sender = await this.actors.findById(input.senderActorId);
+    const sender =
+      input.sender?.id === input.senderActorId
+        ? input.sender
+        : await this.actors.findById(input.senderActorId);
     if (!sender?.local) throw new BadInput('Only a local actor can send activities');
     const inboxes = await expandRecipients(this.sequelize, input);
     const body = JSON.stringify(activity);

@@ -225,7 +225,8 @@ describe('DeliveryService', function () {
       Array.from({ length: 9 }, (_, n) => ({ inboxUrl: `${remote.origin}/users/u${n}/inbox` })),
     );
 
-    await deliveries.deliver(note(5), { senderActorId: alice.id, recipients });
+    // The caller hands over the sender it has just read (as the status federation does): the same POSTs, signed by it.
+    await deliveries.deliver(note(5), { senderActorId: alice.id, sender: alice, recipients });
     await deliveries.drain();
 
     for (const remote of remotes) {
@@ -349,5 +350,32 @@ describe('DeliveryService', function () {
       .catch((err: unknown) => (error = err));
     expect(error).to.have.property('code').that.is.a('string');
     expect(String(error)).to.include('local actor');
+    // An actor handed over with the call is held to the same rule.
+    const remote = await actors.upsertRemote({
+      type: 'Person',
+      username: 'mallory',
+      domain: 'remote.test',
+      uri: 'https://remote.test/users/mallory',
+      url: null,
+      inboxUrl: 'https://remote.test/users/mallory/inbox',
+      outboxUrl: null,
+      sharedInboxUrl: null,
+      followersUrl: null,
+      followingUrl: null,
+      endpoints: {},
+      publicKeyPem: null,
+      keyId: null,
+    });
+    const refused = await deliveries
+      .deliver(note(6), {
+        senderActorId: remote.id,
+        sender: remote,
+        recipients: [{ inboxUrl: 'https://remote.test/inbox' }],
+      })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(String(refused)).to.include('local actor');
   });
 });

@@ -1,3 +1,4 @@
+import { preparedStatement } from '@agora/db';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { isActorId } from '../actors/index.js';
 
@@ -8,6 +9,16 @@ interface InboxRow {
   inbox_url: string | null;
   shared_inbox_url: string | null;
 }
+
+// DISTINCT in SQL: a popular actor's followers share few inboxes, so fewer rows come back. Named, as
+// it runs for every activity an actor sends to its followers (ADR 0051).
+const FOLLOWER_INBOXES = preparedStatement<InboxRow, [actorId: string]>({
+  name: 'agora_delivery_follower_inboxes',
+  text: `SELECT DISTINCT coalesce(nullif(a.shared_inbox_url, ''), a.inbox_url) AS inbox_url, NULL AS shared_inbox_url
+           FROM follows f JOIN actors a ON a.id = f.actor_id
+          WHERE f.target_actor_id = $1 AND f.accepted_at IS NOT NULL
+            AND a.domain IS NOT NULL AND a.suspended_at IS NULL`,
+});
 
 /**
  * The distinct inbox URLs to POST to: followers (accepted, remote, not suspended) and the given
@@ -39,14 +50,7 @@ export async function expandRecipients(
     rows.forEach(add);
   }
   if (input.followersOf !== undefined && isActorId(input.followersOf)) {
-    // DISTINCT in SQL: a popular actor's followers share few inboxes, so fewer rows come back.
-    const rows = await sequelize.query<InboxRow>(
-      `SELECT DISTINCT coalesce(nullif(a.shared_inbox_url, ''), a.inbox_url) AS inbox_url, NULL AS shared_inbox_url
-         FROM follows f JOIN actors a ON a.id = f.actor_id
-        WHERE f.target_actor_id = $1 AND f.accepted_at IS NOT NULL
-          AND a.domain IS NOT NULL AND a.suspended_at IS NULL`,
-      { bind: [input.followersOf], type: QueryTypes.SELECT },
-    );
+    const rows = await FOLLOWER_INBOXES.rows(sequelize, [input.followersOf]);
     rows.forEach(add);
   }
   return [...inboxes];

@@ -7,6 +7,7 @@ import { createReservedUsernames } from './20261124220000-reserved-usernames.js'
 import { createFollowRequestsCount } from './20261124230000-follow-requests-count.js';
 import { createFollowCounts } from './20261127030000-follow-counts.js';
 import { createFollowOptions } from './20261127110000-follow-options.js';
+import { createLocalActorsIndex } from './20261130100000-local-actors-index.js';
 
 // Keep sorted by name: the runner refuses an unsorted set.
 const migrations: Migration[] = [
@@ -18,6 +19,7 @@ const migrations: Migration[] = [
   createFollowRequestsCount,
   createFollowCounts,
   createFollowOptions,
+  createLocalActorsIndex,
 ];
 
 /** The tables this package owns (actors, follows, inbox receipts, domain blocks, deliveries, PuSH); the runner puts its migrations on the app's one timeline (ADR 0013). */

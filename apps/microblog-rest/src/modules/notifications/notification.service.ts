@@ -1,5 +1,5 @@
 import { NotFound, type JobQueue, type Logger } from '@agora/core';
-import { isRowId } from '@agora/db';
+import { isRowId, preparedStatement } from '@agora/db';
 import type { Follow, FollowListener } from '@agora/federation';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { pageRows, pageSql, type Page, type PageRequest } from '../../http/link-pagination.js';
@@ -104,6 +104,30 @@ export interface NotificationGroupRow {
   /** The newest notification of the group (what v1 would show). */
   latest: NotificationRow;
 }
+
+// A new status's notifications: the status, the accounts it mentions and the followers who asked to
+// hear of the author's posts (none for a reblog or a direct status), in one named statement (ADR 0051).
+const NEW_STATUS_AUDIENCE = preparedStatement<
+  {
+    accountId: string;
+    reblogOfId: string | null;
+    originalAccountId: string | null;
+    mentioned: string[];
+    subscribers: string[];
+  },
+  [statusId: string]
+>({
+  name: 'agora_notifications_new_status',
+  text: `SELECT s.account_id::text AS "accountId", s.reblog_of_id::text AS "reblogOfId",
+              o.account_id::text AS "originalAccountId",
+              ARRAY(SELECT m.account_id::text FROM mentions m WHERE m.status_id = s.id) AS mentioned,
+              CASE WHEN s.reblog_of_id IS NULL AND s.visibility <> 'direct'
+                   THEN ARRAY(SELECT f.actor_id::text FROM follows f
+                               WHERE f.target_actor_id = s.account_id AND f.notify AND f.accepted_at IS NOT NULL)
+                   ELSE '{}'::text[] END AS subscribers
+         FROM statuses s LEFT JOIN statuses o ON o.id = s.reblog_of_id AND o.deleted_at IS NULL
+        WHERE s.id = $1 AND s.deleted_at IS NULL`,
+});
 
 /**
  * Notifications of local accounts (issue 15 §5): made from the statuses' and follows' committed
@@ -230,37 +254,16 @@ export class NotificationService {
 
   /** A new status: its local mentions, and followers who asked to be told; a reblog: the original's author. */
   async statusDistributed(statusId: string): Promise<void> {
-    const [status] = await this.deps.sequelize.query<{
-      accountId: string;
-      reblogOfId: string | null;
-      originalAccountId: string | null;
-      visibility: string;
-    }>(
-      `SELECT s.account_id::text AS "accountId", s.reblog_of_id::text AS "reblogOfId",
-              o.account_id::text AS "originalAccountId", s.visibility
-         FROM statuses s LEFT JOIN statuses o ON o.id = s.reblog_of_id AND o.deleted_at IS NULL
-        WHERE s.id = $1 AND s.deleted_at IS NULL`,
-      { bind: [statusId], type: QueryTypes.SELECT },
-    );
+    // One round trip when nobody is to be notified.
+    const [status] = await NEW_STATUS_AUDIENCE.rows(this.deps.sequelize, [statusId]);
     if (!status) return;
     if (status.reblogOfId !== null) {
       if (status.originalAccountId !== null)
         await this.notify('reblog', [status.originalAccountId], status.accountId, status.reblogOfId);
       return;
     }
-    await this.notifyMentions(statusId, status.accountId);
-    if (status.visibility === 'direct') return;
-    const subscribers = await this.deps.sequelize.query<{ id: string }>(
-      `SELECT f.actor_id::text AS id FROM follows f
-        WHERE f.target_actor_id = $1 AND f.notify AND f.accepted_at IS NOT NULL`,
-      { bind: [status.accountId], type: QueryTypes.SELECT },
-    );
-    await this.notify(
-      'status',
-      subscribers.map((row) => row.id),
-      status.accountId,
-      statusId,
-    );
+    await this.notify('mention', status.mentioned, status.accountId, statusId);
+    await this.notify('status', status.subscribers, status.accountId, statusId);
   }
 
   /** An edit: local accounts that reblogged it get a fresh `update`; accounts newly mentioned, a mention. */

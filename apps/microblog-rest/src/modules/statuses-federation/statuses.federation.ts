@@ -16,7 +16,12 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { PollService } from '../polls/poll.service.js';
 import type { StatusRow } from '../statuses/status.model.js';
 import { STATUS_COLUMNS } from '../statuses/status.model.js';
-import { FAN_OUT_JOB, type StatusListener, type StatusService } from '../statuses/status.service.js';
+import {
+  FAN_OUT_JOB,
+  type DistributedStatus,
+  type StatusListener,
+  type StatusService,
+} from '../statuses/status.service.js';
 import { saveStatusEntities, saveStatusVersion } from '../statuses/status-writes.js';
 import {
   addressing,
@@ -89,7 +94,8 @@ export class StatusFederation {
   /** What the statuses service tells once a change is committed: the activities that carry it. */
   statusListener(): StatusListener {
     return {
-      distributed: (statusId) => this.safely('status distributed', () => this.distributed(statusId)),
+      distributed: (statusId, status) =>
+        this.safely('status distributed', () => this.distributed(statusId, status)),
       edited: (statusId) => this.safely('status edited', () => this.sendNote('Update', statusId)),
       removed: (statusId, _accountId, rebloggerIds) =>
         this.safely('status removed', () => this.removed(statusId, rebloggerIds ?? [])),
@@ -112,7 +118,10 @@ export class StatusFederation {
     return this.safely('poll closed', () => this.sendNote('Update', statusId));
   }
 
-  private async distributed(statusId: string): Promise<void> {
+  private async distributed(statusId: string, status?: DistributedStatus): Promise<void> {
+    // The fan-out read tells a status from a reblog: a status's Note needs no row of its own first
+    // (the Note's view is checked for local, deleted and reblog the same way).
+    if (status && !status.reblog) return this.sendNote('Create', statusId);
     const row = await this.row(statusId);
     if (!row?.local || row.deletedAt) return;
     if (row.reblogOfId === null) return this.sendNote('Create', statusId);
@@ -143,6 +152,7 @@ export class StatusFederation {
     const { note, row, author, recipients } = built;
     await this.options.federation.delivery.deliver(wrapNote(type, note, new Date()), {
       senderActorId: author.id,
+      sender: author,
       recipients,
       ...(row.visibility === 'direct' ? {} : { followersOf: author.id }),
     });

@@ -1,5 +1,5 @@
 import { BadInput, NotFound, type JobQueue, type Logger } from '@agora/core';
-import { isRowId } from '@agora/db';
+import { isRowId, preparedStatement } from '@agora/db';
 import type { Actor, ActorStore } from '@agora/federation';
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { detectAll } from 'tinyld';
@@ -27,6 +27,44 @@ export const HOME_MERGE_JOB = 'microblog.home.merge';
 const FAN_OUT_FOLLOWERS_PER_STATEMENT = 2500;
 /** At most this many fan-out statements at once (each holds a pooled connection while it runs). */
 const FAN_OUT_MAX_STATEMENTS = 4;
+
+// The fan-out job's two statements per new status, named so PostgreSQL parses and plans them once per
+// connection (ADR 0051). The first read: the author's audience size, what the listeners are told, and
+// which other feeds the status can enter (`FeedFacts`).
+const FAN_OUT_FIRST_READ = preparedStatement<
+  { followers: number; content: string; reblog: boolean } & FeedFacts,
+  [statusId: string]
+>({
+  name: 'agora_fan_out_first_read',
+  text: `SELECT a.followers_count AS followers, s.content, s.reblog_of_id IS NOT NULL AS reblog,
+                EXISTS (SELECT 1 FROM list_accounts la WHERE la.account_id = s.account_id) AS listed,
+                s.visibility = 'direct' AS direct,
+                EXISTS (SELECT 1 FROM statuses_tags st WHERE st.status_id = s.id) AS tagged
+           FROM statuses s JOIN actors a ON a.id = s.account_id
+          WHERE s.id = $1`,
+});
+
+/** One share (`actor_id % parts = part`) of the home-feed inserts of a status's local followers. */
+const FAN_OUT_HOME_INSERT = preparedStatement<{ n: number }, [statusId: string, parts: number, part: number]>(
+  {
+    name: 'agora_fan_out_home_insert',
+    writes: true,
+    text: `WITH s AS (SELECT id, account_id, visibility FROM statuses WHERE id = $1 AND deleted_at IS NULL),
+              inserted AS (
+                INSERT INTO home_feed (account_id, status_id)
+                SELECT f.actor_id, s.id FROM s
+                  JOIN follows f ON f.target_actor_id = s.account_id AND f.accepted_at IS NOT NULL
+                  JOIN actors a ON a.id = f.actor_id AND a.domain IS NULL
+                 WHERE f.actor_id % $2 = $3
+                   AND (s.visibility <> 'direct'
+                    OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = f.actor_id))
+                   -- An author in one of the follower's exclusive lists shows in that list, not at home.
+                   AND NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
+                                    WHERE la.account_id = s.account_id AND l.account_id = f.actor_id AND l.exclusive)
+                ON CONFLICT DO NOTHING RETURNING 1)
+         SELECT count(*)::int AS n FROM inserted`,
+  },
+);
 /** How many of a followed account's latest statuses a follow adds to the home feed. */
 const MERGE_LIMIT = 400;
 /** How long an Idempotency-Key answers with the status it made (the reference: 1 hour). */
@@ -100,6 +138,16 @@ export interface StatusListener {
   removed?(statusId: string, accountId: string, rebloggerIds?: string[]): Promise<void>;
 }
 
+/**
+ * What the fan-out's first read tells the other feeds' writers (`addFeedWriter`'s `when`): whether the
+ * author is a member of any list, the status is direct, it has hashtags.
+ */
+export interface FeedFacts {
+  listed: boolean;
+  direct: boolean;
+  tagged: boolean;
+}
+
 /** What a listener of `distributed` is given about the status besides its id. */
 export interface DistributedStatus {
   /** The rendered HTML (empty for a reblog). */
@@ -140,7 +188,10 @@ const MESSAGES = {
  */
 export class StatusService {
   /** Other feeds written on post by the fan-out job (the lists'), after the home feeds. */
-  private readonly feedWriters: Array<(statusId: string) => Promise<unknown>> = [];
+  private readonly feedWriters: Array<{
+    writer: (statusId: string) => Promise<unknown>;
+    when?: keyof FeedFacts;
+  }> = [];
   private readonly listeners: StatusListener[] = [];
   /**
    * This process's rendered statuses and accounts, checked against their render stamps on every
@@ -724,9 +775,13 @@ export class StatusService {
     return valid.filter((id) => found.has(id));
   }
 
-  /** Adds a feed the fan-out job writes after the home feeds (idempotent, as the job may retry). */
-  addFeedWriter(writer: (statusId: string) => Promise<unknown>): void {
-    this.feedWriters.push(writer);
+  /**
+   * Adds a feed the fan-out job writes beside the home feeds (idempotent, as the job may retry).
+   * `when`: the fact of the fan-out's first read without which the writer would write nothing (the
+   * author is in a list, the status is direct, has tags); the writer is then not run at all.
+   */
+  addFeedWriter(writer: (statusId: string) => Promise<unknown>, when?: keyof FeedFacts): void {
+    this.feedWriters.push({ writer, ...(when ? { when } : {}) });
   }
 
   /**
@@ -744,38 +799,23 @@ export class StatusService {
   /** The fan-out, and what its first read learnt of the status for the listeners. */
   private async writeFeeds(statusId: string): Promise<{ count: number; status?: DistributedStatus }> {
     const { sequelize } = this.deps;
-    const [author] = await sequelize.query<{ followers: number; content: string; reblog: boolean }>(
-      `SELECT a.followers_count AS followers, s.content, s.reblog_of_id IS NOT NULL AS reblog
-         FROM statuses s JOIN actors a ON a.id = s.account_id
-        WHERE s.id = $1`,
-      { bind: [statusId], type: QueryTypes.SELECT },
-    );
+    const [author] = await FAN_OUT_FIRST_READ.rows(sequelize, [statusId]);
     const parts = Math.min(
       FAN_OUT_MAX_STATEMENTS,
       Math.max(1, Math.ceil((author?.followers ?? 0) / FAN_OUT_FOLLOWERS_PER_STATEMENT)),
     );
     // The other feeds' writers (lists, conversations, followed tags) are independent, idempotent
     // statements: they run beside the home inserts, so the feeds are all written one round trip on.
-    const others = Promise.all(this.feedWriters.map((writer) => writer(statusId)));
+    // A writer whose condition the read found false would write nothing: it is not asked (one round
+    // trip fewer each). Without the read (a status gone meanwhile) every writer runs, as before.
+    const others = Promise.all(
+      this.feedWriters
+        .filter(({ when }) => !author || when === undefined || author[when])
+        .map(({ writer }) => writer(statusId)),
+    );
     const counts = await Promise.all(
       Array.from({ length: parts }, async (_, part) => {
-        const [result] = await sequelize.query<{ n: number }>(
-          `WITH s AS (SELECT id, account_id, visibility FROM statuses WHERE id = $1 AND deleted_at IS NULL),
-                inserted AS (
-                  INSERT INTO home_feed (account_id, status_id)
-                  SELECT f.actor_id, s.id FROM s
-                    JOIN follows f ON f.target_actor_id = s.account_id AND f.accepted_at IS NOT NULL
-                    JOIN actors a ON a.id = f.actor_id AND a.domain IS NULL
-                   WHERE f.actor_id % $2 = $3
-                     AND (s.visibility <> 'direct'
-                      OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = f.actor_id))
-                     -- An author in one of the follower's exclusive lists shows in that list, not at home.
-                     AND NOT EXISTS (SELECT 1 FROM list_accounts la JOIN lists l ON l.id = la.list_id
-                                      WHERE la.account_id = s.account_id AND l.account_id = f.actor_id AND l.exclusive)
-                  ON CONFLICT DO NOTHING RETURNING 1)
-           SELECT count(*)::int AS n FROM inserted`,
-          { bind: [statusId, parts, part], type: QueryTypes.SELECT },
-        );
+        const [result] = await FAN_OUT_HOME_INSERT.rows(sequelize, [statusId, parts, part]);
         return result?.n ?? 0;
       }),
     );

@@ -10,6 +10,7 @@ import {
 import { rest, type Json } from '../../testing/rest-client.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
+import { countStatements } from '../../testing/statement-counter.js';
 import { FAN_OUT_JOB, HOME_MERGE_JOB } from './status.service.js';
 
 type Signed = SeededAccount & { token: string };
@@ -438,6 +439,51 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     expect(bobs).to.include(priv.id);
     expect(bobs).to.not.include(direct.id);
     expect(await home(carol)).to.not.include.members([priv.id]);
+  });
+
+  it('fan-out: the feeds a status cannot enter are not written to (a plain public status: its read and the home insert)', async () => {
+    const plain = (await post(alice, { status: 'plain words', visibility: 'public' })).body;
+    const tagged = (await post(alice, { status: 'words with #fanoutcheck', visibility: 'public' })).body;
+    const direct = (await post(alice, { status: 'only for @bob', visibility: 'direct' })).body;
+    await t.ctx.queue.drain([FAN_OUT_JOB]);
+    const counted = countStatements(t, 2000);
+    const statementsOf = async (statusId: string): Promise<string[]> => {
+      counted.reset();
+      await t.ctx.statuses.fanOut(statusId);
+      return counted.texts;
+    };
+    const writes = (texts: string[]) => ({
+      lists: texts.some((text) => text.includes('INSERT INTO list_feeds')),
+      conversations: texts.some((text) => text.includes('INSERT INTO account_conversations')),
+      tags: texts.some((text) => text.includes('JOIN tag_follows')),
+    });
+    const plainTexts = await statementsOf(String(plain.id));
+    expect(plainTexts).to.have.length(2);
+    expect(writes(plainTexts)).to.deep.equal({ lists: false, conversations: false, tags: false });
+    expect(writes(await statementsOf(String(tagged.id)))).to.deep.equal({
+      lists: false,
+      conversations: false,
+      tags: true,
+    });
+    expect(writes(await statementsOf(String(direct.id)))).to.deep.equal({
+      lists: false,
+      conversations: true,
+      tags: false,
+    });
+    // An author in someone's list: the list's writer runs too.
+    const list = await rest<Json>(t.url, '/api/v1/lists', {
+      method: 'POST',
+      token: bob.token,
+      json: { title: 'fan-out' },
+    });
+    await t.ctx.federation.follows.follow(bob.id, alice.id, { accepted: true }).catch(() => undefined);
+    const added = await rest(t.url, `/api/v1/lists/${String(list.body.id)}/accounts`, {
+      method: 'POST',
+      token: bob.token,
+      json: { account_ids: [alice.id] },
+    });
+    expect(added.status).to.equal(200);
+    expect(writes(await statementsOf(String(plain.id))).lists).to.equal(true);
   });
 
   it("counters follow every path, a deleted account's cascade included (ADR 0005)", async () => {
