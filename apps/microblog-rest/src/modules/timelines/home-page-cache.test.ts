@@ -195,6 +195,39 @@ describe('home timeline: whole pages kept per process under a token (ADR 0049)',
     expect((entryOf(after, target)!.account as Json).display_name).to.equal('Renamed');
   });
 
+  // ADR 0053: what an account shows from rows other than its actor moves the actor's row.
+  it("shows the author's new role and hide_collections, and a remote account's local avatar (SQL)", async () => {
+    const target = posted[3]!;
+    const sql = (text: string, bind: unknown[]) => b.ctx.sequelize.query(text, { bind });
+    let { after } = await showsAfter(() =>
+      sql(`UPDATE users SET role = 'MODERATOR' WHERE id = $1`, [author.userId]),
+    );
+    expect((entryOf(after, target)!.account as Json).roles).to.have.length(1);
+    ({ after } = await showsAfter(() =>
+      sql(
+        `INSERT INTO account_settings (actor_id, hide_collections) VALUES ($1, true)
+         ON CONFLICT (actor_id) DO UPDATE SET hide_collections = true`,
+        [author.id],
+      ),
+    ));
+    expect((entryOf(after, target)!.account as Json).hide_collections).to.equal(true);
+    const far = remotes[0]!;
+    await sql(`UPDATE actors SET avatar_url = 'https://far.example/avatar.png' WHERE id = $1`, [far.id]);
+    const avatarOf = (page: Json[]) =>
+      String((page.find((entry) => (entry.account as Json).id === far.id)!.account as Json).avatar);
+    ({ after } = await showsAfter(() =>
+      sql(
+        `INSERT INTO remote_media_files (url, kind, keys) VALUES ('https://far.example/avatar.png', 'avatar', $1)`,
+        [JSON.stringify({ original: 'remote/far-avatar.png' })],
+      ),
+    ));
+    expect(avatarOf(after)).to.contain('far-avatar.png');
+    ({ after } = await showsAfter(() =>
+      sql(`DELETE FROM remote_media_files WHERE url = 'https://far.example/avatar.png'`, []),
+    ));
+    expect(avatarOf(after)).to.not.contain('far-avatar.png');
+  });
+
   it('applies reblogs: false, a block and a domain block', async () => {
     let { after } = await showsAfter(() =>
       call(b, 'POST', `/api/v1/accounts/${reblogger.id}/follow`, viewer, { reblogs: false }),

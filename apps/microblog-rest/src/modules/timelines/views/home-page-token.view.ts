@@ -1,6 +1,5 @@
 import { preparedStatement } from '@agora/db';
 import type { Sequelize } from 'sequelize';
-import { ACCOUNT_STAMP, ACCOUNT_STAMP_JOINS } from '../../statuses/views/status-facts.js';
 
 /** `viewer`: the account of user `$1` when its login is usable (not disabled, confirmed). */
 export const VIEWER_OF_USER = `viewer AS (
@@ -34,9 +33,12 @@ export interface HomePageSource {
  * would: the viewer's stamp (its flags, blocks, mutes, domain blocks, follows' `show_reblogs`,
  * filters: migration `20261129130000-home-viewer-stamps`), how many of its mutes and filters have
  * expired by now (an expiry changes the page without a write), the feed's rows between the bounds
- * (fan-out, merges and removals of every path), and per status its render stamp and counters, per
- * account what its render stamp is made of (ADR 0039: `updated_at`, the owner's role and
- * `hide_collections`, a remote account's local image copies) and its counters.
+ * (fan-out, merges and removals of every path), and the row version (`xmin`, the transaction that
+ * wrote it) of each status and account on the page (ADR 0053): every change of what a status's or an
+ * account's JSON shows writes its row — its own columns and counters, ADR 0039's render-stamp touches
+ * (media, cards) and, for an account, its owner's role, `hide_collections` and local image copies
+ * (migration `20261130120000-home-account-row-stamps`) — and no two committed writes share an
+ * `xmin`, so an unchanged value is an unwritten row. Deleting a row changes the list's length.
  */
 function pageTokenSql(viewer: string, lo: string, hi: string, statuses: string, accounts: string): string {
   return `concat(
@@ -45,14 +47,8 @@ function pageTokenSql(viewer: string, lo: string, hi: string, statuses: string, 
       (SELECT count(*) FROM filters fl WHERE fl.account_id = ${viewer} AND fl.expires_at <= now()), ';',
       (SELECT string_agg(h.status_id::text, ',' ORDER BY h.status_id) FROM home_feed h
         WHERE h.account_id = ${viewer} AND h.status_id > ${lo} AND h.status_id < ${hi}), ';',
-      (SELECT string_agg(concat(x.id, ',', x.updated_at, ',', x.replies_count, ',', x.reblogs_count, ',',
-                                x.favourites_count), '|' ORDER BY x.id)
-         FROM statuses x WHERE x.id = ANY(${statuses})), ';',
-      (SELECT string_agg(concat(a.id, ',', ${ACCOUNT_STAMP}, ',', a.followers_count, ',', a.following_count, ',',
-                                a.statuses_count, ',', a.last_status_at), '|' ORDER BY a.id)
-         FROM actors a
-         ${ACCOUNT_STAMP_JOINS}
-        WHERE a.id = ANY(${accounts})))`;
+      (SELECT string_agg(x.xmin::text, ',' ORDER BY x.id) FROM statuses x WHERE x.id = ANY(${statuses})), ';',
+      (SELECT string_agg(a.xmin::text, ',' ORDER BY a.id) FROM actors a WHERE a.id = ANY(${accounts})))`;
 }
 
 /**
