@@ -15,8 +15,12 @@ export const homeAccountRowStamps: Migration = {
   name: '20261130120000-home-account-row-stamps',
   async up({ sequelize }) {
     const q = (sql: string) => sequelize.query(sql);
-    await q(`CREATE INDEX actors_remote_avatar_url_idx ON actors USING hash (avatar_url) WHERE domain IS NOT NULL`);
-    await q(`CREATE INDEX actors_remote_header_url_idx ON actors USING hash (header_url) WHERE domain IS NOT NULL`);
+    await q(
+      `CREATE INDEX actors_remote_avatar_url_idx ON actors USING hash (avatar_url) WHERE domain IS NOT NULL`,
+    );
+    await q(
+      `CREATE INDEX actors_remote_header_url_idx ON actors USING hash (header_url) WHERE domain IS NOT NULL`,
+    );
 
     // A local account's owner: its role (a user's deletion deletes its actor).
     await q(`

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { registerApp, signedInAccount, type SeededAccount } from '../../testing/oauth-clients.js';
+import {
+  registerApp,
+  signedInAccount,
+  type SeededAccount,
+  type TestApp,
+} from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { FAN_OUT_JOB, HOME_MERGE_JOB } from '../statuses/status.service.js';
@@ -34,6 +39,7 @@ describe('home timeline: whole pages kept per process under a token (ADR 0049)',
   const remotes: Array<{ id: string; domain: string }> = [];
   const posted: string[] = [];
   let pollId = '';
+  let app: TestApp;
 
   const home = async (server: TestServer) => {
     const page = await rest<Json[]>(server.url, '/api/v1/timelines/home', { token: viewer.token });
@@ -78,7 +84,7 @@ describe('home timeline: whole pages kept per process under a token (ADR 0049)',
       databaseUrl: a.ctx.config.db.url ?? '',
       env: { ROLE: 'web' },
     });
-    const app = await registerApp(a.url, 'Home page cache test');
+    app = await registerApp(a.url, 'Home page cache test');
     viewer = await signedInAccount(a, app, 'viewer');
     author = await signedInAccount(a, app, 'author');
     reblogger = await signedInAccount(a, app, 'reblogger');
@@ -310,5 +316,24 @@ describe('home timeline: whole pages kept per process under a token (ADR 0049)',
     await new Promise((resolve) => setTimeout(resolve, 600));
     const refused = await rest<Json>(a.url, '/api/v1/timelines/home', { token: viewer.token });
     expect(refused.status).to.equal(403);
+  });
+
+  it('keeps an empty home, and shows the first statuses that reach it', async () => {
+    const newcomer = await signedInAccount(a, app, 'newcomer');
+    const page = async () => {
+      const response = await rest<Json[]>(a.url, '/api/v1/timelines/home', { token: newcomer.token });
+      expect(response.status).to.equal(200);
+      return response.body;
+    };
+    expect(await page()).to.deep.equal([]);
+    const copy = a.ctx.timelines.homePages.get(newcomer.userId, FIRST_PAGE);
+    expect(copy, 'the empty page is kept').to.not.equal(undefined);
+    expect(await page()).to.deep.equal([]);
+    expect(a.ctx.timelines.homePages.get(newcomer.userId, FIRST_PAGE), 'answered from it').to.equal(copy);
+    await call(b, 'POST', `/api/v1/accounts/${reblogger.id}/follow`, newcomer);
+    await drain();
+    const after = await page();
+    expect(after.length).to.be.greaterThan(0);
+    expect(after.every((entry) => (entry.account as Json).id === reblogger.id)).to.equal(true);
   });
 });

@@ -87,8 +87,47 @@ export const HOME_PAGE_TOKEN_SQL = `WITH ${VIEWER_OF_USER}
 
 const PAGE_TOKEN = preparedStatement<
   { viewer: string; token: string },
-  [userId: string, lo: string, hi: string, statuses: string[], accounts: string[]]
+  [userId: string, lo: string, hi: string, statuses: Buffer, accounts: Buffer]
 >({ name: 'microblog_home_page_token', text: HOME_PAGE_TOKEN_SQL });
+
+/** `int8`'s type oid: the element type a binary `bigint[]` names. */
+const INT8_OID = 20;
+
+/**
+ * `ids` as a `bigint[]` parameter in PostgreSQL's binary format (a Buffer is sent as binary): made
+ * once per kept page, so a check builds no array text and PostgreSQL parses none.
+ */
+export function bigintArrayParameter(ids: readonly string[]): Buffer {
+  const dimensions = ids.length === 0 ? 0 : 1;
+  const out = Buffer.alloc(12 + dimensions * 8 + ids.length * 12);
+  out.writeInt32BE(dimensions, 0);
+  out.writeInt32BE(0, 4); // no nulls
+  out.writeInt32BE(INT8_OID, 8);
+  let at = 12;
+  if (dimensions === 1) {
+    out.writeInt32BE(ids.length, at);
+    out.writeInt32BE(1, at + 4); // lower bound
+    at += 8;
+  }
+  for (const id of ids) {
+    out.writeInt32BE(8, at);
+    out.writeBigInt64BE(BigInt(id), at + 4);
+    at += 12;
+  }
+  return out;
+}
+
+/** The page's arrays as the token statement takes them, made on a page's first check. */
+const PARAMETERS = new WeakMap<HomePageSource, readonly [statuses: Buffer, accounts: Buffer]>();
+
+function parametersOf(source: HomePageSource): readonly [Buffer, Buffer] {
+  let made = PARAMETERS.get(source);
+  if (made === undefined) {
+    made = [bigintArrayParameter(source.statuses), bigintArrayParameter(source.accounts)];
+    PARAMETERS.set(source, made);
+  }
+  return made;
+}
 
 /** Whether a page made from `source` is still what `userId`'s home shows: one single-row statement. */
 export async function homePageStillTrue(
@@ -96,12 +135,7 @@ export async function homePageStillTrue(
   userId: string,
   source: HomePageSource,
 ): Promise<boolean> {
-  const [row] = await PAGE_TOKEN.rows(sequelize, [
-    userId,
-    source.feedLo,
-    source.feedHi,
-    source.statuses,
-    source.accounts,
-  ]);
+  const [statuses, accounts] = parametersOf(source);
+  const [row] = await PAGE_TOKEN.rows(sequelize, [userId, source.feedLo, source.feedHi, statuses, accounts]);
   return row !== undefined && row.viewer === source.viewer && row.token === source.token;
 }
