@@ -7,7 +7,7 @@ import type { BearerAuth, OAuthService } from '../modules/oauth/oauth.service.js
 import { apiRateLimitChecks } from './api-rate-limit.js';
 import { CORS_RESPONSE_HEADERS } from './cors.js';
 import { errorResponse } from './errors.js';
-import type { HotPage, HotRead } from './hot-reads.js';
+import type { HotPage, HotRead, KeptAnswer } from './hot-reads.js';
 
 export interface FastLaneOptions {
   reads: readonly HotRead[];
@@ -20,6 +20,8 @@ export interface FastLaneOptions {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** What `counted` gives a caller the limiter exempts: no headers of its own. */
+const NO_LIMIT_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * The app's request listener with the hot reads answered before Express. Express gives every request
@@ -58,16 +60,28 @@ export function withFastLane(app: Express, options: FastLaneOptions): RequestLis
     req: IncomingMessage,
     res: ServerResponse,
     auth: BearerAuth,
-  ): Promise<Record<string, string> | undefined> => {
+  ): Promise<Readonly<Record<string, string>> | undefined> => {
     const ip = ipOf(req);
-    if (gate.exempt(ip)) return {};
+    if (gate.exempt(ip)) return NO_LIMIT_HEADERS;
     const decision = await gate.count(apiRateLimitChecks(auth, ip), { counted: new Set() });
     if (decision && !decision.allowed) {
       send(res, 429, JSON.stringify({ error: 'Too many requests' }), decision.headers);
       return undefined;
     }
-    return decision?.headers ?? {};
+    return decision?.headers ?? NO_LIMIT_HEADERS;
   };
+
+  /** A kept answer's response headers, with the rate limit's headers of this request. */
+  const keptHeaders = (kept: KeptAnswer, limitHeaders: Readonly<Record<string, string>>) => ({
+    ...CORS_RESPONSE_HEADERS,
+    ...limitHeaders,
+    ...kept.headers,
+    'Content-Type': JSON_TYPE,
+    'Content-Length': String(kept.body.length),
+    ...(kept.etag ? { ETag: kept.etag } : {}),
+  });
+  // For callers with no rate-limit headers (exempt), the same headers on every answer of a kept page.
+  const unlimitedHeaders = new WeakMap<KeptAnswer, Readonly<Record<string, string>>>();
 
   /** A kept page: Express answers when none holds; otherwise counted and sent as Express sends it. */
   const answerKept = async (req: IncomingMessage, res: ServerResponse, page: HotPage, auth: BearerAuth) => {
@@ -75,14 +89,15 @@ export function withFastLane(app: Express, options: FastLaneOptions): RequestLis
     if (kept === undefined) return app(req, res);
     const limitHeaders = await counted(req, res, auth);
     if (limitHeaders === undefined) return;
-    res.writeHead(200, {
-      ...CORS_RESPONSE_HEADERS,
-      ...limitHeaders,
-      ...kept.headers,
-      'Content-Type': JSON_TYPE,
-      'Content-Length': String(kept.body.length),
-      ...(kept.etag ? { ETag: kept.etag } : {}),
-    });
+    let headers: Readonly<Record<string, string>> | undefined;
+    if (limitHeaders === NO_LIMIT_HEADERS) {
+      headers = unlimitedHeaders.get(kept);
+      if (headers === undefined)
+        unlimitedHeaders.set(kept, (headers = Object.freeze(keptHeaders(kept, limitHeaders))));
+    } else {
+      headers = keptHeaders(kept, limitHeaders);
+    }
+    res.writeHead(200, headers);
     res.end(kept.body);
   };
 

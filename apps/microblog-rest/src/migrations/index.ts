@@ -26,6 +26,7 @@ import { renderStamps } from './20261128100000-render-stamps.js';
 import { streamingRelations } from './20261128140000-streaming-relations.js';
 import { statusesSearchDocument } from './20261128150000-statuses-search-document.js';
 import { homeViewerStamps } from './20261129130000-home-viewer-stamps.js';
+import { homeAccountRowStamps } from './20261130120000-home-account-row-stamps.js';
 
 // Four migrations carry timestamps from before the package tables they need; the runner places them
 // after the last migration of that package when they landed (their stored names stay). ADR 0013.
@@ -65,6 +66,7 @@ export function migrationSets(): MigrationSet[] {
         streamingRelations,
         statusesSearchDocument,
         homeViewerStamps,
+        homeAccountRowStamps,
       ],
     },
   ];

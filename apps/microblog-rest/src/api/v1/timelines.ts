@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { NotFound } from '@agora/core';
 import { z } from 'zod';
-import type { HotPage } from '../../http/hot-reads.js';
+import type { HotPage, KeptAnswer } from '../../http/hot-reads.js';
 import { pageOf, pageRequest, setLinkHeader, STATUS_PAGE } from '../../http/link-pagination.js';
 import { validated } from '../../http/request-schema.js';
 import { railsBoolean } from '../../modules/accounts/account-validation.js';
@@ -15,6 +15,7 @@ import {
   statusesJson,
   type StatusRouteDeps,
 } from '../../modules/statuses/statuses-http.js';
+import type { KeptHomePage } from '../../modules/timelines/home-page-cache.js';
 import type { TimelineService } from '../../modules/timelines/timeline.service.js';
 import type { ListService } from '../../modules/lists/list.service.js';
 
@@ -48,6 +49,8 @@ const publicQuery = z.object({ ...STATUS_PAGE, local: flag, remote: flag, only_m
 
 /** The first page of home, as clients ask for it on every start and refresh. */
 const HOME_PATH = '/api/v1/timelines/home';
+/** That page's request (no query string). */
+const FIRST_PAGE = pageRequest({}, 20);
 
 /**
  * The first page of home (no query string) for the fast lane: the page this process kept for the
@@ -55,14 +58,11 @@ const HOME_PATH = '/api/v1/timelines/home';
  * sent; anything else is the route's.
  */
 export function keptHomeFirstPage(timelines: TimelineService, publicUrl: string): HotPage {
-  return {
-    path: HOME_PATH,
-    scopes: ['read:statuses'],
-    user: true,
-    async kept(auth) {
-      if (auth.userId === null) return undefined;
-      const kept = await timelines.keptHomePage(auth.userId, pageRequest({}, 20));
-      if (kept === undefined) return undefined;
+  // The answer of each kept page, made on its first use: a kept page is answered as it is.
+  const answers = new WeakMap<KeptHomePage, KeptAnswer>();
+  const answerOf = (kept: KeptHomePage): KeptAnswer => {
+    let answer = answers.get(kept);
+    if (answer === undefined) {
       // What setLinkHeader writes for a request without a query string.
       const base = `${publicUrl}${HOME_PATH}`;
       const headers: Record<string, string> = kept.cursors
@@ -70,7 +70,19 @@ export function keptHomeFirstPage(timelines: TimelineService, publicUrl: string)
             Link: `<${base}?max_id=${kept.cursors.oldest}>; rel="next", <${base}?min_id=${kept.cursors.newest}>; rel="prev"`,
           }
         : {};
-      return { body: kept.body, etag: kept.etag, headers };
+      answer = Object.freeze({ body: kept.body, etag: kept.etag, headers: Object.freeze(headers) });
+      answers.set(kept, answer);
+    }
+    return answer;
+  };
+  return {
+    path: HOME_PATH,
+    scopes: ['read:statuses'],
+    user: true,
+    async kept(auth) {
+      if (auth.userId === null) return undefined;
+      const kept = await timelines.keptHomePage(auth.userId, FIRST_PAGE);
+      return kept === undefined ? undefined : answerOf(kept);
     },
   };
 }

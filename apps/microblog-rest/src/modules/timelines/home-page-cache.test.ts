@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { QueryTypes } from 'sequelize';
-import { registerApp, signedInAccount, type SeededAccount } from '../../testing/oauth-clients.js';
+import {
+  registerApp,
+  signedInAccount,
+  type SeededAccount,
+  type TestApp,
+} from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
 import { FAN_OUT_JOB, HOME_MERGE_JOB } from '../statuses/status.service.js';
@@ -34,6 +39,7 @@ describe('home timeline: whole pages kept per process under a token (ADR 0049)',
   const remotes: Array<{ id: string; domain: string }> = [];
   const posted: string[] = [];
   let pollId = '';
+  let app: TestApp;
 
   const home = async (server: TestServer) => {
     const page = await rest<Json[]>(server.url, '/api/v1/timelines/home', { token: viewer.token });
@@ -78,7 +84,7 @@ describe('home timeline: whole pages kept per process under a token (ADR 0049)',
       databaseUrl: a.ctx.config.db.url ?? '',
       env: { ROLE: 'web' },
     });
-    const app = await registerApp(a.url, 'Home page cache test');
+    app = await registerApp(a.url, 'Home page cache test');
     viewer = await signedInAccount(a, app, 'viewer');
     author = await signedInAccount(a, app, 'author');
     reblogger = await signedInAccount(a, app, 'reblogger');
@@ -195,6 +201,39 @@ describe('home timeline: whole pages kept per process under a token (ADR 0049)',
     expect((entryOf(after, target)!.account as Json).display_name).to.equal('Renamed');
   });
 
+  // ADR 0053: what an account shows from rows other than its actor moves the actor's row.
+  it("shows the author's new role and hide_collections, and a remote account's local avatar (SQL)", async () => {
+    const target = posted[3]!;
+    const sql = (text: string, bind: unknown[]) => b.ctx.sequelize.query(text, { bind });
+    let { after } = await showsAfter(() =>
+      sql(`UPDATE users SET role = 'MODERATOR' WHERE id = $1`, [author.userId]),
+    );
+    expect((entryOf(after, target)!.account as Json).roles).to.have.length(1);
+    ({ after } = await showsAfter(() =>
+      sql(
+        `INSERT INTO account_settings (actor_id, hide_collections) VALUES ($1, true)
+         ON CONFLICT (actor_id) DO UPDATE SET hide_collections = true`,
+        [author.id],
+      ),
+    ));
+    expect((entryOf(after, target)!.account as Json).hide_collections).to.equal(true);
+    const far = remotes[0]!;
+    await sql(`UPDATE actors SET avatar_url = 'https://far.example/avatar.png' WHERE id = $1`, [far.id]);
+    const avatarOf = (page: Json[]) =>
+      String((page.find((entry) => (entry.account as Json).id === far.id)!.account as Json).avatar);
+    ({ after } = await showsAfter(() =>
+      sql(
+        `INSERT INTO remote_media_files (url, kind, keys) VALUES ('https://far.example/avatar.png', 'avatar', $1)`,
+        [JSON.stringify({ original: 'remote/far-avatar.png' })],
+      ),
+    ));
+    expect(avatarOf(after)).to.contain('far-avatar.png');
+    ({ after } = await showsAfter(() =>
+      sql(`DELETE FROM remote_media_files WHERE url = 'https://far.example/avatar.png'`, []),
+    ));
+    expect(avatarOf(after)).to.not.contain('far-avatar.png');
+  });
+
   it('applies reblogs: false, a block and a domain block', async () => {
     let { after } = await showsAfter(() =>
       call(b, 'POST', `/api/v1/accounts/${reblogger.id}/follow`, viewer, { reblogs: false }),
@@ -277,5 +316,24 @@ describe('home timeline: whole pages kept per process under a token (ADR 0049)',
     await new Promise((resolve) => setTimeout(resolve, 600));
     const refused = await rest<Json>(a.url, '/api/v1/timelines/home', { token: viewer.token });
     expect(refused.status).to.equal(403);
+  });
+
+  it('keeps an empty home, and shows the first statuses that reach it', async () => {
+    const newcomer = await signedInAccount(a, app, 'newcomer');
+    const page = async () => {
+      const response = await rest<Json[]>(a.url, '/api/v1/timelines/home', { token: newcomer.token });
+      expect(response.status).to.equal(200);
+      return response.body;
+    };
+    expect(await page()).to.deep.equal([]);
+    const copy = a.ctx.timelines.homePages.get(newcomer.userId, FIRST_PAGE);
+    expect(copy, 'the empty page is kept').to.not.equal(undefined);
+    expect(await page()).to.deep.equal([]);
+    expect(a.ctx.timelines.homePages.get(newcomer.userId, FIRST_PAGE), 'answered from it').to.equal(copy);
+    await call(b, 'POST', `/api/v1/accounts/${reblogger.id}/follow`, newcomer);
+    await drain();
+    const after = await page();
+    expect(after.length).to.be.greaterThan(0);
+    expect(after.every((entry) => (entry.account as Json).id === reblogger.id)).to.equal(true);
   });
 });

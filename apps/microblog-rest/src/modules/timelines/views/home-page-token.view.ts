@@ -1,6 +1,5 @@
 import { preparedStatement } from '@agora/db';
 import type { Sequelize } from 'sequelize';
-import { ACCOUNT_STAMP, ACCOUNT_STAMP_JOINS } from '../../statuses/views/status-facts.js';
 
 /** `viewer`: the account of user `$1` when its login is usable (not disabled, confirmed). */
 export const VIEWER_OF_USER = `viewer AS (
@@ -34,9 +33,12 @@ export interface HomePageSource {
  * would: the viewer's stamp (its flags, blocks, mutes, domain blocks, follows' `show_reblogs`,
  * filters: migration `20261129130000-home-viewer-stamps`), how many of its mutes and filters have
  * expired by now (an expiry changes the page without a write), the feed's rows between the bounds
- * (fan-out, merges and removals of every path), and per status its render stamp and counters, per
- * account what its render stamp is made of (ADR 0039: `updated_at`, the owner's role and
- * `hide_collections`, a remote account's local image copies) and its counters.
+ * (fan-out, merges and removals of every path), and the row version (`xmin`, the transaction that
+ * wrote it) of each status and account on the page (ADR 0053): every change of what a status's or an
+ * account's JSON shows writes its row — its own columns and counters, ADR 0039's render-stamp touches
+ * (media, cards) and, for an account, its owner's role, `hide_collections` and local image copies
+ * (migration `20261130120000-home-account-row-stamps`) — and no two committed writes share an
+ * `xmin`, so an unchanged value is an unwritten row. Deleting a row changes the list's length.
  */
 function pageTokenSql(viewer: string, lo: string, hi: string, statuses: string, accounts: string): string {
   return `concat(
@@ -45,14 +47,8 @@ function pageTokenSql(viewer: string, lo: string, hi: string, statuses: string, 
       (SELECT count(*) FROM filters fl WHERE fl.account_id = ${viewer} AND fl.expires_at <= now()), ';',
       (SELECT string_agg(h.status_id::text, ',' ORDER BY h.status_id) FROM home_feed h
         WHERE h.account_id = ${viewer} AND h.status_id > ${lo} AND h.status_id < ${hi}), ';',
-      (SELECT string_agg(concat(x.id, ',', x.updated_at, ',', x.replies_count, ',', x.reblogs_count, ',',
-                                x.favourites_count), '|' ORDER BY x.id)
-         FROM statuses x WHERE x.id = ANY(${statuses})), ';',
-      (SELECT string_agg(concat(a.id, ',', ${ACCOUNT_STAMP}, ',', a.followers_count, ',', a.following_count, ',',
-                                a.statuses_count, ',', a.last_status_at), '|' ORDER BY a.id)
-         FROM actors a
-         ${ACCOUNT_STAMP_JOINS}
-        WHERE a.id = ANY(${accounts})))`;
+      (SELECT string_agg(x.xmin::text, ',' ORDER BY x.id) FROM statuses x WHERE x.id = ANY(${statuses})), ';',
+      (SELECT string_agg(a.xmin::text, ',' ORDER BY a.id) FROM actors a WHERE a.id = ANY(${accounts})))`;
 }
 
 /**
@@ -91,8 +87,47 @@ export const HOME_PAGE_TOKEN_SQL = `WITH ${VIEWER_OF_USER}
 
 const PAGE_TOKEN = preparedStatement<
   { viewer: string; token: string },
-  [userId: string, lo: string, hi: string, statuses: string[], accounts: string[]]
+  [userId: string, lo: string, hi: string, statuses: Buffer, accounts: Buffer]
 >({ name: 'microblog_home_page_token', text: HOME_PAGE_TOKEN_SQL });
+
+/** `int8`'s type oid: the element type a binary `bigint[]` names. */
+const INT8_OID = 20;
+
+/**
+ * `ids` as a `bigint[]` parameter in PostgreSQL's binary format (a Buffer is sent as binary): made
+ * once per kept page, so a check builds no array text and PostgreSQL parses none.
+ */
+export function bigintArrayParameter(ids: readonly string[]): Buffer {
+  const dimensions = ids.length === 0 ? 0 : 1;
+  const out = Buffer.alloc(12 + dimensions * 8 + ids.length * 12);
+  out.writeInt32BE(dimensions, 0);
+  out.writeInt32BE(0, 4); // no nulls
+  out.writeInt32BE(INT8_OID, 8);
+  let at = 12;
+  if (dimensions === 1) {
+    out.writeInt32BE(ids.length, at);
+    out.writeInt32BE(1, at + 4); // lower bound
+    at += 8;
+  }
+  for (const id of ids) {
+    out.writeInt32BE(8, at);
+    out.writeBigInt64BE(BigInt(id), at + 4);
+    at += 12;
+  }
+  return out;
+}
+
+/** The page's arrays as the token statement takes them, made on a page's first check. */
+const PARAMETERS = new WeakMap<HomePageSource, readonly [statuses: Buffer, accounts: Buffer]>();
+
+function parametersOf(source: HomePageSource): readonly [Buffer, Buffer] {
+  let made = PARAMETERS.get(source);
+  if (made === undefined) {
+    made = [bigintArrayParameter(source.statuses), bigintArrayParameter(source.accounts)];
+    PARAMETERS.set(source, made);
+  }
+  return made;
+}
 
 /** Whether a page made from `source` is still what `userId`'s home shows: one single-row statement. */
 export async function homePageStillTrue(
@@ -100,12 +135,7 @@ export async function homePageStillTrue(
   userId: string,
   source: HomePageSource,
 ): Promise<boolean> {
-  const [row] = await PAGE_TOKEN.rows(sequelize, [
-    userId,
-    source.feedLo,
-    source.feedHi,
-    source.statuses,
-    source.accounts,
-  ]);
+  const [statuses, accounts] = parametersOf(source);
+  const [row] = await PAGE_TOKEN.rows(sequelize, [userId, source.feedLo, source.feedHi, statuses, accounts]);
   return row !== undefined && row.viewer === source.viewer && row.token === source.token;
 }
