@@ -431,7 +431,9 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
     expect((await call(bob, `/api/v1/accounts/${alice.id}/unmute`, 'POST')).status).to.equal(200);
     // Deleted statuses leave both.
     expect((await call(dave, `/api/v1/statuses/${daves}`, 'DELETE')).status).to.equal(200);
-    expect(await agree('meadow')).to.include(alices).and.not.include(daves);
+    expect(await agree('meadow'))
+      .to.include(alices)
+      .and.not.include(daves);
   });
 
   it('hashtags: prefix search, GET /api/v1/tags/:name with history and following, follow/unfollow, followed_tags (Link-paged)', async () => {
