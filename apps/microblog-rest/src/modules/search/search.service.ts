@@ -1,5 +1,5 @@
 import { BadInput, NotFound, Unauthenticated, type Logger } from '@agora/core';
-import { isRowId } from '@agora/db';
+import { isRowId, preparedStatement } from '@agora/db';
 import {
   ACTIVITY_ACCEPT,
   FetchError,
@@ -64,6 +64,21 @@ export interface SearchServiceDeps {
  */
 const SEARCH_SLICES_HOURS = [1, 6, 24, 7 * 24, 30 * 24, 365 * 24, null] as const;
 
+/**
+ * A single plain word in at least this share of statuses (by the planner's statistics of
+ * `search_document`) is searched with `COMMON_WORD_SEARCH`; any other term is planned per term.
+ */
+export const COMMON_WORD_SHARE = 0.01;
+
+/** How long the word statistics are kept in the process (they move only with ANALYZE). */
+const WORD_STATISTICS_TTL_MS = 10 * 60_000;
+
+/** What `websearch_to_tsquery('simple', …)` reads as exactly this one lexeme (`or` is its operator). */
+const PLAIN_WORD = /^[a-z0-9]{1,100}$/;
+
+const MAX_ROW_ID = 9223372036854775807n;
+const MIN_ROW_ID = -9223372036854775808n;
+
 const ACTOR_TYPES = new Set(['Person', 'Service', 'Group', 'Organization', 'Application']);
 
 /** Mastodon's answers when a caller without a user token asks for what needs one (§2.2, 4.0). */
@@ -80,6 +95,9 @@ export const SEARCH_ERRORS = {
  */
 export class SearchService {
   private readonly objectResolvers: ObjectResolver[] = [];
+  /** The share of statuses holding each of the most common lexemes, as `pg_stats` last said. */
+  private wordShares: { loadedAt: number; shares: Map<string, number> } | null = null;
+  private loadingWordShares: Promise<void> | null = null;
 
   constructor(private readonly deps: SearchServiceDeps) {}
 
@@ -144,6 +162,8 @@ export class SearchService {
     // without sorting all of its matches; a rare word costs a few cheap index lookups more (ADR 0035,
     // ADR 0044).
     const upperMs = maxId === null ? Date.now() : Number(BigInt(maxId) >> 16n);
+    // A common word without an author filter: one plan shape, prepared once per connection (ADR 0052).
+    const common = query.accountId === null && (await this.isCommonWord(term));
     const found: string[] = [];
     let below = maxId;
     for (const hours of SEARCH_SLICES_HOURS) {
@@ -161,15 +181,58 @@ export class SearchService {
         bind.push(value);
         bounds += ` AND s.id ${operator} $${bind.length}::bigint`;
       }
-      const rows = await this.deps.sequelize.query<{ id: string }>(
-        `${STATUS_SEARCH_SQL}${bounds} ORDER BY s.id DESC LIMIT $4`,
-        { bind, type: QueryTypes.SELECT },
-      );
+      const rows = common
+        ? await COMMON_WORD_SEARCH.rows(this.deps.sequelize, [
+            viewerId,
+            term,
+            wanted - found.length,
+            floorOf(minId, last ? null : lower),
+            below === null ? MAX_ROW_ID.toString() : (BigInt(below) - 1n).toString(),
+          ])
+        : await this.deps.sequelize.query<{ id: string }>(
+            `${STATUS_SEARCH_SQL}${bounds} ORDER BY s.id DESC LIMIT $4`,
+            { bind, type: QueryTypes.SELECT },
+          );
       for (const row of rows) found.push(row.id);
       if (last || found.length >= wanted) break;
       below = lower;
     }
     return found.slice(query.offset, wanted);
+  }
+
+  /**
+   * Whether `term` is one plain word that the planner's statistics put in at least
+   * `COMMON_WORD_SHARE` of statuses. Only the plan depends on it, never the results: a misjudged
+   * word is answered by the other plan, as exactly.
+   */
+  async isCommonWord(term: string): Promise<boolean> {
+    const word = term.toLowerCase();
+    if (!PLAIN_WORD.test(word) || word === 'or') return false;
+    if (this.wordShares === null) await this.loadWordShares();
+    else if (Date.now() - this.wordShares.loadedAt > WORD_STATISTICS_TTL_MS) void this.loadWordShares();
+    return (this.wordShares?.shares.get(word) ?? 0) >= COMMON_WORD_SHARE;
+  }
+
+  /** Reads the most common lexemes of `statuses.search_document` and their shares from `pg_stats`. */
+  loadWordShares(): Promise<void> {
+    this.loadingWordShares ??= (async () => {
+      const shares = new Map<string, number>();
+      try {
+        const [row] = await this.deps.sequelize.query<{ elems: string[] | null; freqs: number[] | null }>(
+          `SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
+            WHERE schemaname = current_schema() AND tablename = 'statuses' AND attname = 'search_document'`,
+          { type: QueryTypes.SELECT },
+        );
+        // The last three of `freqs` are the minimum, the maximum and the share of empty documents.
+        row?.elems?.forEach((word, index) => shares.set(word, row.freqs?.[index] ?? 0));
+      } catch (error) {
+        this.deps.logger.warn({ err: error }, 'search: word statistics could not be read');
+      }
+      this.wordShares = { loadedAt: Date.now(), shares };
+    })().finally(() => {
+      this.loadingWordShares = null;
+    });
+    return this.loadingWordShares;
   }
 
   private async accounts(userId: string | null, q: string, query: SearchQuery): Promise<AccountView[]> {
@@ -292,18 +355,16 @@ export class SearchService {
   }
 }
 
-/**
- * The status full-text query ($1 viewer, $2 the terms, $3 an optional author) over the stored
- * `search_document` (ADR 0044): for a rare word the GIN index `statuses_search_idx` answers the match
- * (same partial predicate); for a common one the planner reads the primary key backwards within the
- * slice and stops at the limit. The visibility rule is checked on the matching rows, the author's
- * `indexable` by its primary key. EXPLAIN in search.test.ts and ADR 0044.
- */
-export const STATUS_SEARCH_SQL = `SELECT s.id::text AS id FROM statuses s JOIN actors a ON a.id = s.account_id
-  WHERE s.search_document @@ websearch_to_tsquery('simple', $2)
-    AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
-    AND ($3::bigint IS NULL OR s.account_id = $3::bigint)
-    AND (s.account_id = $1
+/** The lowest id a slice may return: above `minId` (exclusive) and from `lower` (inclusive). */
+function floorOf(minId: string | null, lower: string | null): string {
+  let floor = MIN_ROW_ID;
+  if (minId !== null && BigInt(minId) + 1n > floor) floor = BigInt(minId) + 1n;
+  if (lower !== null && BigInt(lower) > floor) floor = BigInt(lower);
+  return floor.toString();
+}
+
+/** The visibility rule of a status search (`s` the status, `a` its author, `$1` the viewer): see `statusIds`. */
+const SEARCHABLE = `(s.account_id = $1
       OR (s.visibility = 'public' AND a.indexable)
       OR EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id AND m.account_id = $1)
       OR EXISTS (SELECT 1 FROM favourites f WHERE f.account_id = $1 AND f.status_id = s.id)
@@ -313,3 +374,33 @@ export const STATUS_SEARCH_SQL = `SELECT s.id::text AS id FROM statuses s JOIN a
                                             OR (bl.account_id = s.account_id AND bl.target_account_id = $1))
     AND NOT EXISTS (SELECT 1 FROM mutes mu WHERE mu.account_id = $1 AND mu.target_account_id = s.account_id
                                            AND (mu.expires_at IS NULL OR mu.expires_at > now()))`;
+
+/**
+ * The status full-text query ($1 viewer, $2 the terms, $3 an optional author) over the stored
+ * `search_document` (ADR 0044): for a rare word the GIN index `statuses_search_idx` answers the match
+ * (same partial predicate); for a common one the planner reads the primary key backwards within the
+ * slice and stops at the limit. The visibility rule is checked on the matching rows, the author's
+ * `indexable` by its primary key. Planned per term (unnamed); EXPLAIN in search.test.ts and ADR 0044.
+ */
+export const STATUS_SEARCH_SQL = `SELECT s.id::text AS id FROM statuses s JOIN actors a ON a.id = s.account_id
+  WHERE s.search_document @@ websearch_to_tsquery('simple', $2)
+    AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+    AND ($3::bigint IS NULL OR s.account_id = $3::bigint)
+    AND ${SEARCHABLE}`;
+
+/**
+ * The same query for a word the statistics call common (ADR 0052): $1 viewer, $2 the word, $3 the
+ * limit, ids from $4 to $5 inclusive, newest first. The plan is always the primary key read
+ * backwards with the match as a filter (`IS TRUE` keeps the GIN index out), and the term and bounds
+ * are read through InitPlans, so no estimate depends on them: PostgreSQL plans it once per
+ * connection (its generic plan from the sixth execution) instead of 0.5–0.7 ms per request.
+ */
+const COMMON_WORD_SEARCH = preparedStatement<{ id: string }, [string, string, number, string, string]>({
+  name: 'microblog_status_search_common_word',
+  text: `SELECT s.id::text AS id FROM statuses s JOIN actors a ON a.id = s.account_id
+  WHERE (s.search_document @@ (SELECT websearch_to_tsquery('simple', $2::text))) IS TRUE
+    AND s.deleted_at IS NULL AND s.reblog_of_id IS NULL
+    AND s.id >= (SELECT $4::bigint) AND s.id <= (SELECT $5::bigint)
+    AND ${SEARCHABLE}
+  ORDER BY s.id DESC LIMIT $3`,
+});

@@ -356,6 +356,86 @@ describe('search: /api/v2/search, /api/v1/accounts/search, hashtags and followed
     expect(common).to.not.match(/Seq Scan on statuses/);
   });
 
+  it('a common word (one prepared plan) and a rare one (planned per term) give exactly what the rule gives, through every slice and paging parameter', async () => {
+    // 2,400 statuses of one indexable author, one every 47 minutes back over 78 days (so through the
+    // 1 h … 365 days slices), every visibility in turn; "meadow" in all of them, "bramble" in 8 (public ones).
+    const grower = await signedInAccount(t, app, 'grower');
+    await indexable(grower);
+    await t.ctx.sequelize.transaction(async (transaction) => {
+      await t.ctx.sequelize.query("SET LOCAL session_replication_role = 'replica'", { transaction });
+      await t.ctx.sequelize.query(
+        `INSERT INTO statuses (id, account_id, local, text, visibility, created_at)
+         SELECT ((floor(extract(epoch FROM now() - g * interval '47 minutes') * 1000)::bigint << 16) + g), $1, true,
+                'meadow note ' || g || CASE WHEN g % 300 = 8 THEN ' bramble' ELSE '' END,
+                (ARRAY['public', 'unlisted', 'private', 'direct'])[g % 4 + 1], now() - g * interval '47 minutes'
+           FROM generate_series(1, 2400) g`,
+        { bind: [grower.id], transaction },
+      );
+    });
+    // What the viewer may find besides: own, favourited (a followed author's private status), and an
+    // indexable author's statuses that a block or a mute then hides.
+    const own = await post(bob, { status: 'meadow bramble of my own', visibility: 'direct' });
+    const carolPrivate = await post(carol, { status: 'private meadow bramble', visibility: 'private' });
+    expect((await call(bob, `/api/v1/statuses/${carolPrivate}/favourite`, 'POST')).status).to.equal(200);
+    await indexable(dave);
+    await indexable(alice);
+    const daves = await post(dave, { status: 'meadow bramble by dave', visibility: 'public' });
+    const alices = await post(alice, { status: 'meadow bramble by alice', visibility: 'public' });
+    await t.ctx.sequelize.query('VACUUM ANALYZE statuses');
+    await t.ctx.search.loadWordShares();
+    expect(await t.ctx.search.isCommonWord('meadow')).to.equal(true);
+    expect(await t.ctx.search.isCommonWord('Meadow')).to.equal(true);
+    expect(await t.ctx.search.isCommonWord('bramble')).to.equal(false);
+    expect(await t.ctx.search.isCommonWord('meadow bramble')).to.equal(false);
+
+    // The rule itself, unsliced and unprepared: every match the viewer may see, newest first.
+    const everything = async (who: Signed, word: string) =>
+      (
+        await t.ctx.sequelize.query<{ id: string }>(`${STATUS_SEARCH_SQL} ORDER BY s.id DESC`, {
+          bind: [who.id, word, null],
+          type: QueryTypes.SELECT,
+        })
+      ).map((row) => row.id);
+    const agree = async (word: string) => {
+      const all = await everything(bob, word);
+      const at = (index: number) => all[index]!;
+      const newer = (id: string) => all.filter((x) => BigInt(x) > BigInt(id));
+      const older = (id: string) => all.filter((x) => BigInt(x) < BigInt(id));
+      expect(await statusIds(bob, word), word).to.deep.equal(all.slice(0, 20));
+      expect(await statusIds(bob, word, { limit: '40', offset: '5' })).to.deep.equal(all.slice(5, 45));
+      if (all.length < 10) return all;
+      const mid = Math.floor(all.length / 2);
+      const low = Math.min(mid + 8, all.length - 1);
+      expect(await statusIds(bob, word, { max_id: at(mid) })).to.deep.equal(older(at(mid)).slice(0, 20));
+      expect(await statusIds(bob, word, { min_id: at(3) })).to.deep.equal(newer(at(3)).slice(0, 20));
+      expect(await statusIds(bob, word, { max_id: at(mid), min_id: at(low) })).to.deep.equal(
+        older(at(mid)).filter((x) => BigInt(x) > BigInt(at(low))),
+      );
+      // The oldest, past every recent slice.
+      expect(await statusIds(bob, word, { max_id: at(all.length - 3) })).to.deep.equal(all.slice(-2));
+      return all;
+    };
+    const meadow = await agree('meadow');
+    // 600 public statuses of grower's, bob's own direct one, carol's favourited private one, dave's, alice's.
+    expect(meadow).to.have.length(604);
+    expect(meadow.slice(0, 4)).to.have.members([own, carolPrivate, daves, alices]);
+    const bramble = await agree('bramble');
+    expect(bramble).to.have.length(12);
+    expect(bramble.slice(0, 4)).to.have.members([own, carolPrivate, daves, alices]);
+    // A block (either way) and a mute hide an author's statuses on both plans.
+    expect((await call(dave, `/api/v1/accounts/${bob.id}/block`, 'POST')).status).to.equal(200);
+    expect((await call(bob, `/api/v1/accounts/${alice.id}/mute`, 'POST')).status).to.equal(200);
+    expect(await agree('meadow')).to.not.include.members([daves, alices]);
+    expect(await agree('bramble')).to.not.include.members([daves, alices]);
+    expect((await call(dave, `/api/v1/accounts/${bob.id}/unblock`, 'POST')).status).to.equal(200);
+    expect((await call(bob, `/api/v1/accounts/${alice.id}/unmute`, 'POST')).status).to.equal(200);
+    // Deleted statuses leave both.
+    expect((await call(dave, `/api/v1/statuses/${daves}`, 'DELETE')).status).to.equal(200);
+    expect(await agree('meadow'))
+      .to.include(alices)
+      .and.not.include(daves);
+  });
+
   it('hashtags: prefix search, GET /api/v1/tags/:name with history and following, follow/unfollow, followed_tags (Link-paged)', async () => {
     await post(alice, { status: 'Loving #Cats today', visibility: 'public' });
     await post(carol, { status: 'more #cats and #catnip', visibility: 'public' });

@@ -54,25 +54,31 @@ type FactName = (typeof FACT_NAMES)[number];
 /** A row holding `<prefix>_<fact>` columns. */
 export type FactRow = Record<string, unknown>;
 
-/** The facts of status `x` (and its account) under column names `<prefix>_<fact>`, for viewer `v`. */
+/**
+ * The facts of status `x` (and its account) under column names `<prefix>_<fact>`, for viewer `v`.
+ * Each `EXISTS` ends in `OFFSET 0` so that PostgreSQL cannot turn it into a hashed subplan: that
+ * reads ALL of the viewer's favourites (bookmarks, pins…) or every poll into a hash table on every
+ * execution, which the generic plan of a 20-status page chose (1,499 favourites hashed twice per
+ * search page on the bench seed, ADR 0052); a probe per status by the unique index stays bounded.
+ */
 export function factColumns(x: string, prefix: string): string {
   const acc = `${prefix}_acc`;
   const col = (name: FactName) => `${prefix}_${name}`;
   return `${x}.updated_at::text AS ${col('stamp')},
-    EXISTS (SELECT 1 FROM polls p WHERE p.status_id = ${x}.id) AS ${col('has_poll')},
+    EXISTS (SELECT 1 FROM polls p WHERE p.status_id = ${x}.id OFFSET 0) AS ${col('has_poll')},
     ${x}.replies_count AS ${col('replies')}, ${x}.reblogs_count AS ${col('reblogs')},
     ${x}.favourites_count AS ${col('favourites')},
     ${x}.account_id::text AS ${col('account')},
     ${acc}.stamp AS ${col('account_stamp')}, ${acc}.followers_count AS ${col('followers')},
     ${acc}.following_count AS ${col('following')}, ${acc}.statuses_count AS ${col('statuses')},
     to_char(${acc}.last_status_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ${col('last_status_day')},
-    EXISTS (SELECT 1 FROM favourites f WHERE f.account_id = v.id AND f.status_id = ${x}.id) AS ${col('favourited')},
+    EXISTS (SELECT 1 FROM favourites f WHERE f.account_id = v.id AND f.status_id = ${x}.id OFFSET 0) AS ${col('favourited')},
     EXISTS (SELECT 1 FROM statuses o WHERE o.account_id = v.id AND o.reblog_of_id = ${x}.id
-             AND o.deleted_at IS NULL) AS ${col('reblogged')},
-    EXISTS (SELECT 1 FROM bookmarks b WHERE b.account_id = v.id AND b.status_id = ${x}.id) AS ${col('bookmarked')},
+             AND o.deleted_at IS NULL OFFSET 0) AS ${col('reblogged')},
+    EXISTS (SELECT 1 FROM bookmarks b WHERE b.account_id = v.id AND b.status_id = ${x}.id OFFSET 0) AS ${col('bookmarked')},
     EXISTS (SELECT 1 FROM conversation_mutes c WHERE c.account_id = v.id
-             AND c.conversation_id = ${x}.conversation_id) AS ${col('muted')},
-    EXISTS (SELECT 1 FROM status_pins sp WHERE sp.account_id = v.id AND sp.status_id = ${x}.id) AS ${col('pinned')}`;
+             AND c.conversation_id = ${x}.conversation_id OFFSET 0) AS ${col('muted')},
+    EXISTS (SELECT 1 FROM status_pins sp WHERE sp.account_id = v.id AND sp.status_id = ${x}.id OFFSET 0) AS ${col('pinned')}`;
 }
 
 /**
