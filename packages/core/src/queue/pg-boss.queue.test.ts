@@ -83,6 +83,20 @@ describe('job queue on pg-boss', () => {
     expect(order).to.deep.equal([1, 2, 3]);
   });
 
+  it('runs a burst of local sends without waiting for a poll, however many land on one slot', async () => {
+    // A poll every 10 minutes: each job must be started by a wake-up, though the sends outnumber the
+    // idle slots and several reach a slot while it is still fetching.
+    const queue = await startQueue('all', silent, 600, 2);
+    const ran: number[] = [];
+    await queue.work<{ n: number }>('burst', async (job) => {
+      ran.push(job.data.n);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all(Array.from({ length: 40 }, (_, n) => queue.send('burst', { n })));
+    await queue.drain(['burst'], 5000);
+    expect(ran.sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 40 }, (_, n) => n));
+  });
+
   it('keeps jobs queued on role "web" until a worker on the same database runs them', async () => {
     const web = await startQueue('web');
     let ranOnWeb = 0;

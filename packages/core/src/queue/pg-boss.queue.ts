@@ -36,8 +36,13 @@ const INTERNAL_QUEUE_PREFIX = '__pgboss__';
 interface LocalWorker {
   id: string;
   busy: boolean;
-  /** Its next fetch was asked for by a local send (or a job a local send left waiting). */
-  expectsLocal: boolean;
+  /**
+   * Fetches asked of this slot for jobs sent here (by a local send, or for one it left waiting) and
+   * not yet answered by a job. pg-boss folds the notifications a slot gets during one fetch into one
+   * more fetch, so the slot asks again itself while any are left. A job it gets with none asked came
+   * from elsewhere: another process, a retry, a delayed job.
+   */
+  asked: number;
 }
 
 /** The slots of one queue in this process, and what they still owe. */
@@ -47,7 +52,7 @@ interface LocalQueue {
   owedFetches: number;
   /** A poll fell while every slot was busy: the next slot to finish fetches again at once. */
   pollOwed: boolean;
-  /** Round robin over the idle slots, so that two wake-ups in a row reach two slots. */
+  /** Round robin over the idle slots, so that wake-ups in a row reach different slots. */
   next: number;
   timer: NodeJS.Timeout;
 }
@@ -271,7 +276,7 @@ class PgBossQueue implements JobQueue {
     this.localQueues.set(name, local);
     for (let slot = 0; slot < concurrency; slot += 1) {
       // Each slot fetches once when it starts (a backlog left from before is found at once).
-      const worker: LocalWorker = { id: '', busy: false, expectsLocal: false };
+      const worker: LocalWorker = { id: '', busy: false, asked: 0 };
       worker.id = await this.boss.work(
         name,
         {
@@ -282,9 +287,9 @@ class PgBossQueue implements JobQueue {
         async ([job]: JobWithMetadata<object>[]) => {
           if (!job) return;
           worker.busy = true;
-          const foreign = !worker.expectsLocal;
-          worker.expectsLocal = false;
+          const foreign = worker.asked === 0;
           if (foreign) this.wakeIdle(local, false);
+          else worker.asked -= 1;
           try {
             await this.run(handler, job);
           } finally {
@@ -292,10 +297,11 @@ class PgBossQueue implements JobQueue {
             // Fetching again at once drains a backlog back to back (pg-boss skips its pause once notified).
             if (local.owedFetches > 0) {
               local.owedFetches -= 1;
-              worker.expectsLocal = true;
-              this.boss.notifyWorker(worker.id);
+              this.ask(worker, true);
             } else if (foreign || local.pollOwed) {
               local.pollOwed = false;
+              this.ask(worker, false);
+            } else if (worker.asked > 0) {
               this.boss.notifyWorker(worker.id);
             }
           }
@@ -308,21 +314,35 @@ class PgBossQueue implements JobQueue {
   /** The queue's poll: one idle slot looks; with none idle, the next one to finish does. */
   private poll(local: LocalQueue): void {
     if (this.state !== 'started') return;
+    // Nothing running: what is still asked was answered by empty fetches (another slot or process
+    // took the job); the poll looks anyway.
+    if (local.workers.every((worker) => !worker.busy)) {
+      for (const worker of local.workers) worker.asked = 0;
+      local.owedFetches = 0;
+    }
     if (!this.wakeIdle(local, false)) local.pollOwed = true;
   }
 
-  /** Wakes one idle slot (round robin); false when every slot is busy. */
-  private wakeIdle(local: LocalQueue, expectsLocal: boolean): boolean {
+  /** Wakes one idle slot, the least asked of (round robin among equals); false when every slot is busy. */
+  private wakeIdle(local: LocalQueue, forLocal: boolean): boolean {
     const { workers } = local;
+    let chosen = -1;
     for (let i = 0; i < workers.length; i += 1) {
-      const worker = workers[(local.next + i) % workers.length]!;
+      const index = (local.next + i) % workers.length;
+      const worker = workers[index]!;
       if (worker.busy) continue;
-      local.next = (local.next + i + 1) % workers.length;
-      worker.expectsLocal = expectsLocal;
-      this.boss.notifyWorker(worker.id);
-      return true;
+      if (chosen === -1 || worker.asked < workers[chosen]!.asked) chosen = index;
+      if (worker.asked === 0) break;
     }
-    return false;
+    if (chosen === -1) return false;
+    local.next = (chosen + 1) % workers.length;
+    this.ask(workers[chosen]!, forLocal);
+    return true;
+  }
+
+  private ask(worker: LocalWorker, forLocal: boolean): void {
+    if (forLocal) worker.asked += 1;
+    this.boss.notifyWorker(worker.id);
   }
 
   private async run(handler: JobHandler<object>, job: JobWithMetadata<object>): Promise<void> {
