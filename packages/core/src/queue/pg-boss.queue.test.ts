@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
+import pg from 'pg';
 import { pino } from 'pino';
 import type { Role } from '../config/service.js';
 import { createLogger, type Logger } from '../logger/logger.js';
@@ -15,12 +16,13 @@ describe('job queue on pg-boss', () => {
     role: Role,
     logger: Logger = silent,
     pollingIntervalSeconds = 0.5,
+    concurrency = 2,
   ): Promise<JobQueue> {
     const queue = createPgBossQueue({
       connectionString: database.url,
       logger,
       role,
-      concurrency: 2,
+      concurrency,
       pollingIntervalSeconds,
       stopTimeoutMs: 1000,
     });
@@ -81,6 +83,20 @@ describe('job queue on pg-boss', () => {
     expect(order).to.deep.equal([1, 2, 3]);
   });
 
+  it('runs a burst of local sends without waiting for a poll, however many land on one slot', async () => {
+    // A poll every 10 minutes: each job must be started by a wake-up, though the sends outnumber the
+    // idle slots and several reach a slot while it is still fetching.
+    const queue = await startQueue('all', silent, 600, 2);
+    const ran: number[] = [];
+    await queue.work<{ n: number }>('burst', async (job) => {
+      ran.push(job.data.n);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await Promise.all(Array.from({ length: 40 }, (_, n) => queue.send('burst', { n })));
+    await queue.drain(['burst'], 5000);
+    expect(ran.sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 40 }, (_, n) => n));
+  });
+
   it('keeps jobs queued on role "web" until a worker on the same database runs them', async () => {
     const web = await startQueue('web');
     let ranOnWeb = 0;
@@ -103,6 +119,57 @@ describe('job queue on pg-boss', () => {
 
     expect(ranOnWorker.sort()).to.deep.equal([1, 2]);
     expect(ranOnWeb).to.equal(0);
+  });
+
+  it('runs jobs sent by another process within a polling interval, spread over every slot', async () => {
+    const web = await startQueue('web');
+    for (let n = 1; n <= 3; n += 1) await web.send('remote', { n });
+    // Each slot's own poll is an hour away: only the queue's poll (0.5 s) and the wake-ups it starts
+    // can pick these up, and the three run together only if the first job woke the other slots.
+    const worker = await startQueue('worker', silent, 0.5, 3);
+    const started: number[] = [];
+    let release!: () => void;
+    const together = new Promise<void>((resolve) => (release = resolve));
+    const sentAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await worker.work<{ n: number }>('remote', async (job) => {
+      started.push(job.data.n);
+      if (started.length === 3) release();
+      await together;
+    });
+    // After start-up, each new job from elsewhere still waits at most one interval (plus its fetch).
+    const late = await web.send('remote', { n: 4 });
+    const lateSentAt = Date.now();
+    await Promise.race([together, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    expect(started.slice(0, 3).sort()).to.deep.equal([1, 2, 3]);
+    await web.drain(['remote'], 5000);
+    expect(started).to.include(4);
+    expect(late).to.be.a('string');
+    expect(Date.now() - lateSentAt).to.be.below(3000);
+    expect(Date.now() - sentAt).to.be.below(10_000);
+  });
+
+  it('looks for jobs once per polling interval on an idle queue, not once per slot', async () => {
+    const fetches: string[] = [];
+    const original = pg.Pool.prototype.query;
+    const spy = function (this: pg.Pool, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : '';
+      if (/\bnext AS \(/.test(text) && text.includes("'idle'")) fetches.push(text);
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    };
+    pg.Pool.prototype.query = spy as typeof original;
+    try {
+      const queue = await startQueue('all', silent, 0.5, 5);
+      await queue.work('idle', async () => undefined);
+      // Start-up: each of the 5 slots looks once.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const afterStart = fetches.length;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // 2 s at 0.5 s: 4 polls (one more at a boundary); 5 slots polling alone would be 20.
+      expect(fetches.length - afterStart).to.be.within(3, 5);
+    } finally {
+      pg.Pool.prototype.query = original;
+    }
   });
 
   it('retries a failing job, then dead-letters it and logs it without its data', async () => {

@@ -14,7 +14,11 @@ export interface PgBossQueueOptions {
   /** Jobs of one queue run at the same time in this process, unless `work()` says otherwise. */
   concurrency?: number;
   schema?: string;
-  /** How often an idle worker looks for jobs (pg-boss allows 0.5 s at least); a local `send()` wakes it at once. */
+  /**
+   * How often an idle queue looks for jobs sent by another process, due retries and delayed jobs
+   * (pg-boss's 2 s unless set; 0.5 s at least): one fetch per queue per interval, whatever its
+   * concurrency. A local `send()` wakes an idle slot at once.
+   */
   pollingIntervalSeconds?: number;
   /** Longest wait in `stop()` for running jobs before they are marked failed (and so retried). */
   stopTimeoutMs?: number;
@@ -24,11 +28,33 @@ export interface PgBossQueueOptions {
 // Each queue retries with exponential backoff unless a job says otherwise: about 5-10 s, 10-20 s, … up to 80-160 s.
 const DEFAULT_RETRY = { retryLimit: 5, retryDelay: 5, retryBackoff: true };
 const DRAIN_POLL_MS = 50;
+const DEFAULT_POLLING_INTERVAL_SECONDS = 2;
+// A slot's own pg-boss poll: a fallback only; the queue's poll timer and the wake-ups start its fetches.
+const SLOT_POLLING_INTERVAL_SECONDS = 3600;
 const INTERNAL_QUEUE_PREFIX = '__pgboss__';
 
 interface LocalWorker {
   id: string;
   busy: boolean;
+  /**
+   * Fetches asked of this slot for jobs sent here (by a local send, or for one it left waiting) and
+   * not yet answered by a job. pg-boss folds the notifications a slot gets during one fetch into one
+   * more fetch, so the slot asks again itself while any are left. A job it gets with none asked came
+   * from elsewhere: another process, a retry, a delayed job.
+   */
+  asked: number;
+}
+
+/** The slots of one queue in this process, and what they still owe. */
+interface LocalQueue {
+  workers: LocalWorker[];
+  /** Jobs sent here while every slot was busy: as many finishing slots fetch again at once. */
+  owedFetches: number;
+  /** A poll fell while every slot was busy: the next slot to finish fetches again at once. */
+  pollOwed: boolean;
+  /** Round robin over the idle slots, so that wake-ups in a row reach different slots. */
+  next: number;
+  timer: NodeJS.Timeout;
 }
 
 interface Registration {
@@ -53,7 +79,7 @@ class PgBossQueue implements JobQueue {
   private readonly schema: string;
   private readonly runsWorkers: boolean;
   private readonly registrations: Registration[] = [];
-  private readonly localWorkers = new Map<string, LocalWorker[]>();
+  private readonly localQueues = new Map<string, LocalQueue>();
   private readonly createdQueues = new Map<string, Promise<void>>();
   private state: 'new' | 'starting' | 'started' | 'stopped' = 'new';
 
@@ -96,6 +122,7 @@ class PgBossQueue implements JobQueue {
     if (this.state === 'stopped') return;
     const wasStarted = this.state !== 'new';
     this.state = 'stopped';
+    for (const local of this.localQueues.values()) clearInterval(local.timer);
     if (wasStarted) {
       // stop() resolves once running jobs have finished (or failed at the timeout).
       await this.boss.stop({ graceful: true, timeout: this.options.stopTimeoutMs ?? 10_000 });
@@ -226,39 +253,96 @@ class PgBossQueue implements JobQueue {
     }
   }
 
+  /**
+   * One pg-boss worker per slot, each fetching and running one job at a time. An idle queue costs one
+   * fetch per polling interval, not one per slot: the slots' own polls are a fallback, and the queue's
+   * timer wakes one idle slot. A slot fetches again right after a job only when there is reason to:
+   * a local send found every slot busy, a poll fell while they were, or its job came from elsewhere
+   * (another process, a retry, a delayed job), which hints at a backlog; such a job also wakes one
+   * more idle slot so a backlog spreads over the slots.
+   */
   private async startWorkers(registration: Registration): Promise<void> {
     const { name, handler, concurrency } = registration;
     await this.ensureQueue(name);
-    const workers: LocalWorker[] = [];
-    this.localWorkers.set(name, workers);
-    // One pg-boss worker per slot: each fetches and runs one job at a time.
+    const intervalMs = (this.options.pollingIntervalSeconds ?? DEFAULT_POLLING_INTERVAL_SECONDS) * 1000;
+    const local: LocalQueue = {
+      workers: [],
+      owedFetches: 0,
+      pollOwed: false,
+      next: 0,
+      timer: setInterval(() => this.poll(local), intervalMs),
+    };
+    local.timer.unref();
+    this.localQueues.set(name, local);
     for (let slot = 0; slot < concurrency; slot += 1) {
-      const worker: LocalWorker = { id: '', busy: false };
+      // Each slot fetches once when it starts (a backlog left from before is found at once).
+      const worker: LocalWorker = { id: '', busy: false, asked: 0 };
       worker.id = await this.boss.work(
         name,
         {
           includeMetadata: true,
           batchSize: 1,
-          // pg-boss refuses the key when present, even as undefined.
-          ...(this.options.pollingIntervalSeconds === undefined
-            ? {}
-            : { pollingIntervalSeconds: this.options.pollingIntervalSeconds }),
+          pollingIntervalSeconds: Math.max(SLOT_POLLING_INTERVAL_SECONDS, intervalMs / 1000),
         },
         async ([job]: JobWithMetadata<object>[]) => {
           if (!job) return;
           worker.busy = true;
+          const foreign = worker.asked === 0;
+          if (foreign) this.wakeIdle(local, false);
+          else worker.asked -= 1;
           try {
             await this.run(handler, job);
           } finally {
             worker.busy = false;
-            // A slot that just ran a job fetches the next one at once instead of sleeping a polling
-            // interval: a backlog drains back to back (pg-boss skips the pause once notified).
-            this.boss.notifyWorker(worker.id);
+            // Fetching again at once drains a backlog back to back (pg-boss skips its pause once notified).
+            if (local.owedFetches > 0) {
+              local.owedFetches -= 1;
+              this.ask(worker, true);
+            } else if (foreign || local.pollOwed) {
+              local.pollOwed = false;
+              this.ask(worker, false);
+            } else if (worker.asked > 0) {
+              this.boss.notifyWorker(worker.id);
+            }
           }
         },
       );
-      workers.push(worker);
+      local.workers.push(worker);
     }
+  }
+
+  /** The queue's poll: one idle slot looks; with none idle, the next one to finish does. */
+  private poll(local: LocalQueue): void {
+    if (this.state !== 'started') return;
+    // Nothing running: what is still asked was answered by empty fetches (another slot or process
+    // took the job); the poll looks anyway.
+    if (local.workers.every((worker) => !worker.busy)) {
+      for (const worker of local.workers) worker.asked = 0;
+      local.owedFetches = 0;
+    }
+    if (!this.wakeIdle(local, false)) local.pollOwed = true;
+  }
+
+  /** Wakes one idle slot, the least asked of (round robin among equals); false when every slot is busy. */
+  private wakeIdle(local: LocalQueue, forLocal: boolean): boolean {
+    const { workers } = local;
+    let chosen = -1;
+    for (let i = 0; i < workers.length; i += 1) {
+      const index = (local.next + i) % workers.length;
+      const worker = workers[index]!;
+      if (worker.busy) continue;
+      if (chosen === -1 || worker.asked < workers[chosen]!.asked) chosen = index;
+      if (worker.asked === 0) break;
+    }
+    if (chosen === -1) return false;
+    local.next = (chosen + 1) % workers.length;
+    this.ask(workers[chosen]!, forLocal);
+    return true;
+  }
+
+  private ask(worker: LocalWorker, forLocal: boolean): void {
+    if (forLocal) worker.asked += 1;
+    this.boss.notifyWorker(worker.id);
   }
 
   private async run(handler: JobHandler<object>, job: JobWithMetadata<object>): Promise<void> {
@@ -278,10 +362,9 @@ class PgBossQueue implements JobQueue {
 
   /** Spares a fresh job the polling delay when this process can run it. */
   private wakeWorker(name: string): void {
-    const workers = this.localWorkers.get(name);
-    if (!workers?.length) return;
-    const idle = workers.find((worker) => !worker.busy);
-    for (const worker of idle ? [idle] : workers) this.boss.notifyWorker(worker.id);
+    const local = this.localQueues.get(name);
+    if (!local?.workers.length) return;
+    if (!this.wakeIdle(local, true)) local.owedFetches += 1;
   }
 
   private async pendingJobs(names: string[] | undefined): Promise<Array<{ name: string; count: string }>> {

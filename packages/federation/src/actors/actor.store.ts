@@ -242,18 +242,21 @@ export class ActorStore {
 
   async findById(id: string): Promise<Actor | null> {
     if (!isActorId(id)) return null;
-    const row = await this.model.findByPk(id);
-    return row ? toActor(row.get()) : null;
+    const [row] = await BY_ID_STATEMENT.rows(this.sequelize, [id]);
+    return row ? toActor(row) : null;
   }
 
-  /** Many actors in one query (DataLoader batches); missing ids are absent from the map. */
+  /**
+   * Many actors in one query (DataLoader batches); missing ids are absent from the map. Every status
+   * view reads its accounts here: one named statement, not a model query built and mapped each time.
+   */
   async findByIds(ids: readonly string[]): Promise<Map<string, Actor>> {
     const valid = [...new Set(ids.filter(isActorId))];
     const found = new Map<string, Actor>();
     if (valid.length === 0) return found;
-    const rows = await this.model.findAll({ where: { id: { [Op.in]: valid } } });
+    const rows = await BY_IDS_STATEMENT.rows(this.sequelize, [valid]);
     for (const row of rows) {
-      const actor = toActor(row.get());
+      const actor = toActor(row);
       found.set(actor.id, actor);
     }
     return found;
@@ -488,6 +491,16 @@ const FIRST_BY_USER_STATEMENT = preparedStatement<ActorRow, [userId: string, typ
   name: 'agora_actor_first_by_user',
   text: `SELECT ${ACTOR_SELECT_LIST} FROM actors a
           WHERE a.user_id = $1 AND a.domain IS NULL AND a.type = ANY($2::text[]) ORDER BY a.id LIMIT 1`,
+});
+
+const BY_ID_STATEMENT = preparedStatement<ActorRow, [id: string]>({
+  name: 'agora_actor_by_id',
+  text: `SELECT ${ACTOR_SELECT_LIST} FROM actors a WHERE a.id = $1`,
+});
+
+const BY_IDS_STATEMENT = preparedStatement<ActorRow, [ids: readonly string[]]>({
+  name: 'agora_actors_by_ids',
+  text: `SELECT ${ACTOR_SELECT_LIST} FROM actors a WHERE a.id = ANY($1::bigint[])`,
 });
 
 export const isActorId = isRowId;

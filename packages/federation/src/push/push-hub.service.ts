@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { BadInput, type Job, type JobQueue, type Logger } from '@agora/core';
+import { preparedStatement } from '@agora/db';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { FetchError, type GuardedFetch } from '../fetch/index.js';
 import { oneEntryFeed } from './push.feed.js';
@@ -170,10 +171,7 @@ export class PushHub {
   async hasSubscribers(topicUrl: string): Promise<boolean> {
     const topic = httpUrl(topicUrl);
     if (!topic) return false;
-    const [row] = await this.sequelize.query<{ yes: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM push_subscriptions WHERE topic = $1 AND confirmed AND expires_at > $2) AS yes`,
-      { bind: [topic, this.now()], type: QueryTypes.SELECT },
-    );
+    const [row] = await HAS_SUBSCRIBERS.rows(this.sequelize, [topic, this.now()]);
     return row?.yes === true;
   }
 
@@ -367,3 +365,9 @@ function describe(error: unknown): string {
   if (error instanceof FetchError) return error.message;
   return error instanceof Error ? error.name : 'unknown error';
 }
+
+/** Asked on every change of a local public status: a named statement. */
+const HAS_SUBSCRIBERS = preparedStatement<{ yes: boolean }, [topic: string, now: Date]>({
+  name: 'push_hub_has_subscribers',
+  text: `SELECT EXISTS (SELECT 1 FROM push_subscriptions WHERE topic = $1 AND confirmed AND expires_at > $2) AS yes`,
+});

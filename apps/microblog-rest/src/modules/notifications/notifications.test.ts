@@ -8,6 +8,7 @@ import {
 import { rest, type Json } from '../../testing/rest-client.js';
 import { expectShape, type Shape } from '../../testing/shape.js';
 import { startTestServer, storeRemoteAccount, type TestServer } from '../../testing/server.js';
+import { countStatements } from '../../testing/statement-counter.js';
 import { FAN_OUT_JOB } from '../statuses/status.service.js';
 import { NOTIFY_UPDATE_JOB } from './notification.service.js';
 
@@ -494,19 +495,12 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
   });
 
   it('reads a page of notifications in a fixed number of queries, whatever its size (no N+1)', async () => {
-    let queries = 0;
-    const count = () => {
-      queries += 1;
-    };
+    // Every statement through the pool, named prepared statements included (they bypass Sequelize's hooks).
+    const counted = countStatements(t);
     const measure = async (query: string) => {
-      queries = 0;
-      t.ctx.sequelize.addHook('beforeQuery', 'count', count);
-      try {
-        const { body } = await list(alice, query);
-        return { queries, size: body.length };
-      } finally {
-        t.ctx.sequelize.removeHook('beforeQuery', 'count');
-      }
+      counted.reset();
+      const { body } = await list(alice, query);
+      return { queries: counted.count, size: body.length };
     };
     await clear(alice);
     await post(bob, { status: '@alice one' });

@@ -1,4 +1,5 @@
 import { BadInput, type JobOptions, type JobQueue, logFailure, type Logger, NotFound } from '@agora/core';
+import { preparedStatement } from '@agora/db';
 import {
   FetchRefusedError,
   type Actor,
@@ -55,6 +56,22 @@ interface StatusFacts {
   username: string;
   salmonIds: string[];
 }
+
+/** Read on every change of a local status (each new one included): a named statement. */
+const FACTS_STATEMENT = preparedStatement<StatusFacts, [statusId: string]>({
+  name: 'ostatus_status_facts',
+  text: `SELECT s.visibility, s.deleted_at IS NOT NULL AS deleted, s.reblog_of_id IS NOT NULL AS reblog,
+              a.username,
+              ARRAY(SELECT x.id::text FROM actors x
+                     WHERE x.id IN (SELECT m.account_id FROM mentions m WHERE m.status_id = s.id
+                                    UNION ALL SELECT s.in_reply_to_account_id
+                                    UNION ALL SELECT r.account_id FROM statuses r WHERE r.id = s.reblog_of_id)
+                       AND x.id <> s.account_id AND x.domain IS NOT NULL AND x.suspended_at IS NULL
+                       AND x.inbox_url IS NULL AND x.shared_inbox_url IS NULL
+                       AND x.endpoints->>'salmon' IS NOT NULL) AS "salmonIds"
+         FROM statuses s JOIN actors a ON a.id = s.account_id
+        WHERE s.id = $1 AND s.local`,
+});
 
 interface SalmonJob {
   senderId: string;
@@ -187,20 +204,7 @@ export class OStatusOutbound {
    * OStatus-only accounts it concerns (mentioned, replied to, shared). Null for a remote status.
    */
   private async facts(statusId: string): Promise<StatusFacts | null> {
-    const [row] = await this.options.sequelize.query<StatusFacts>(
-      `SELECT s.visibility, s.deleted_at IS NOT NULL AS deleted, s.reblog_of_id IS NOT NULL AS reblog,
-              a.username,
-              ARRAY(SELECT x.id::text FROM actors x
-                     WHERE x.id IN (SELECT m.account_id FROM mentions m WHERE m.status_id = s.id
-                                    UNION ALL SELECT s.in_reply_to_account_id
-                                    UNION ALL SELECT r.account_id FROM statuses r WHERE r.id = s.reblog_of_id)
-                       AND x.id <> s.account_id AND x.domain IS NOT NULL AND x.suspended_at IS NULL
-                       AND x.inbox_url IS NULL AND x.shared_inbox_url IS NULL
-                       AND x.endpoints->>'salmon' IS NOT NULL) AS "salmonIds"
-         FROM statuses s JOIN actors a ON a.id = s.account_id
-        WHERE s.id = $1 AND s.local`,
-      { bind: [statusId], type: QueryTypes.SELECT },
-    );
+    const [row] = await FACTS_STATEMENT.rows(this.options.sequelize, [statusId]);
     return row ?? null;
   }
 

@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { JobQueue, Logger } from '@agora/core';
+import { preparedStatement } from '@agora/db';
 import {
   absoluteUrl,
   decodeBody,
@@ -61,6 +62,13 @@ export const CARD_COLUMNS = `c.id::text AS id, c.url, c.type, c.title, c.descrip
   c.author_name AS "authorName", c.author_url AS "authorUrl", c.provider_name AS "providerName",
   c.provider_url AS "providerUrl", c.html, c.width, c.height, c.embed_url AS "embedUrl",
   c.image_url AS "imageUrl", c.language, c.published_at AS "publishedAt"`;
+
+const CARDS_BY_STATUS = preparedStatement<PreviewCardRow & { statusId: string }, [ids: readonly string[]]>({
+  name: 'microblog_preview_cards_by_status',
+  text: `SELECT spc.status_id::text AS "statusId", ${CARD_COLUMNS}
+           FROM status_preview_cards spc JOIN preview_cards c ON c.id = spc.preview_card_id
+          WHERE spc.status_id = ANY($1::bigint[])`,
+});
 
 /**
  * Preview cards (issue 16 §3): the first link of a new or edited status is read in the background,
@@ -232,12 +240,7 @@ export async function loadCardsByStatus(
   statusIds: readonly string[],
 ): Promise<Map<string, PreviewCardRow>> {
   if (statusIds.length === 0) return new Map();
-  const rows = await sequelize.query<PreviewCardRow & { statusId: string }>(
-    `SELECT spc.status_id::text AS "statusId", ${CARD_COLUMNS}
-       FROM status_preview_cards spc JOIN preview_cards c ON c.id = spc.preview_card_id
-      WHERE spc.status_id = ANY($1::bigint[])`,
-    { bind: [statusIds], type: QueryTypes.SELECT },
-  );
+  const rows = await CARDS_BY_STATUS.rows(sequelize, [statusIds]);
   return new Map(
     rows.map(({ statusId, ...card }) => [
       statusId,

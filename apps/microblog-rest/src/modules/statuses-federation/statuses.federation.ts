@@ -1,5 +1,5 @@
 import { BadInput, type JobQueue, logFailure, type Logger, NotFound } from '@agora/core';
-import { isRowId } from '@agora/db';
+import { isRowId, preparedStatement } from '@agora/db';
 import {
   ACTIVITY_ACCEPT,
   FetchError,
@@ -782,15 +782,7 @@ export class StatusFederation {
   /** Parent ids and conversation URIs of a page of statuses, in one query. */
   private async linksOf(ids: readonly string[]): Promise<Map<string, StatusLinks>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.options.sequelize.query<StatusLinks & { id: string }>(
-      `SELECT s.id::text AS id, p.uri AS "parentUri", c.id::text AS "conversationId",
-              c.uri AS "conversationUri", c.created_at AS "conversationCreatedAt"
-         FROM statuses s
-         LEFT JOIN statuses p ON p.id = s.in_reply_to_id
-         LEFT JOIN conversations c ON c.id = s.conversation_id
-        WHERE s.id = ANY($1::bigint[])`,
-      { bind: [ids], type: QueryTypes.SELECT },
-    );
+    const rows = await LINKS_STATEMENT.rows(this.options.sequelize, [ids]);
     return new Map(rows.map((row) => [row.id, row]));
   }
 
@@ -970,3 +962,14 @@ function emptyLinks(): StatusLinks {
 function visibilityOfAnnounce(activity: Record<string, unknown>): 'public' | 'unlisted' {
   return addressesPublic(activity.to) ? 'public' : 'unlisted';
 }
+
+/** Parent and conversation of statuses, read for every Note: a named statement. */
+const LINKS_STATEMENT = preparedStatement<StatusLinks & { id: string }, [ids: readonly string[]]>({
+  name: 'federation_status_links',
+  text: `SELECT s.id::text AS id, p.uri AS "parentUri", c.id::text AS "conversationId",
+              c.uri AS "conversationUri", c.created_at AS "conversationCreatedAt"
+         FROM statuses s
+         LEFT JOIN statuses p ON p.id = s.in_reply_to_id
+         LEFT JOIN conversations c ON c.id = s.conversation_id
+        WHERE s.id = ANY($1::bigint[])`,
+});

@@ -486,6 +486,33 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     expect(writes(await statementsOf(String(plain.id))).lists).to.equal(true);
   });
 
+  it('a status view reads only what the status has: a plain one no media, mentions, tags or card', async () => {
+    const plain = (await post(alice, { status: 'nothing attached', visibility: 'public' })).body;
+    const rich = (await post(alice, { status: 'hello @bob about #viewcheck', visibility: 'public' })).body;
+    const counted = countStatements(t, 2000);
+    const readsOf = async (statusId: string) => {
+      counted.reset();
+      const view = await t.ctx.statuses.view(statusId, String(bob.id));
+      const texts = counted.texts;
+      return {
+        view,
+        count: texts.length,
+        media: texts.some((text) => text.includes('FROM "media_attachments"')),
+        mentions: texts.some((text) => text.includes('FROM mentions m JOIN actors')),
+        tags: texts.some((text) => text.includes('FROM statuses_tags st JOIN tags')),
+        cards: texts.some((text) => text.includes('FROM status_preview_cards spc JOIN')),
+      };
+    };
+    const plainReads = await readsOf(String(plain.id));
+    expect(plainReads).to.deep.include({ media: false, mentions: false, tags: false, cards: false });
+    // The statuses (with what each has), the accounts (2) and the viewer's flags.
+    expect(plainReads.count).to.equal(4);
+    const richReads = await readsOf(String(rich.id));
+    expect(richReads).to.deep.include({ media: false, mentions: true, tags: true, cards: false });
+    expect(richReads.view.mentions.map((m) => m.username)).to.deep.equal(['bob']);
+    expect(richReads.view.tags).to.deep.equal(['viewcheck']);
+  });
+
   it("counters follow every path, a deleted account's cascade included (ADR 0005)", async () => {
     const erin = await signedInAccount(t, app, 'erin');
     const target = (await post(alice, { status: 'count me' })).body;

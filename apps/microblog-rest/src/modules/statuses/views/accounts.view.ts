@@ -1,6 +1,7 @@
 import type { Role } from '@agora/auth';
+import { preparedStatement } from '@agora/db';
 import type { ActorStore } from '@agora/federation';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { SerializableAccount } from '../../../entities/account.js';
 import type { RemoteAccountImages } from '../../accounts/account.service.js';
 
@@ -17,14 +18,7 @@ export async function loadAccounts(
   if (unique.length === 0) return views;
   const [actors, owners] = await Promise.all([
     deps.actors.findByIds(unique),
-    deps.sequelize.query<{ id: string; role: Role | null; hideCollections: boolean | null }>(
-      `SELECT a.id::text AS id, u.role, coalesce(s.hide_collections, false) AS "hideCollections"
-         FROM actors a
-         LEFT JOIN users u ON u.id = a.user_id
-         LEFT JOIN account_settings s ON s.actor_id = a.id
-        WHERE a.id = ANY($1::bigint[]) AND a.domain IS NULL`,
-      { bind: [unique], type: QueryTypes.SELECT },
-    ),
+    OWNERS.rows(deps.sequelize, [unique]),
   ]);
   const ownerOf = new Map(owners.map((row) => [row.id, row]));
   const remote: SerializableAccount[] = [];
@@ -46,3 +40,16 @@ export async function loadAccounts(
   for (const view of withImages) views.set(view.actor.id, view);
   return views;
 }
+
+/** The local accounts' roles and settings (remote ones have none). */
+const OWNERS = preparedStatement<
+  { id: string; role: Role | null; hideCollections: boolean | null },
+  [ids: string[]]
+>({
+  name: 'microblog_account_view_owners',
+  text: `SELECT a.id::text AS id, u.role, coalesce(s.hide_collections, false) AS "hideCollections"
+           FROM actors a
+           LEFT JOIN users u ON u.id = a.user_id
+           LEFT JOIN account_settings s ON s.actor_id = a.id
+          WHERE a.id = ANY($1::bigint[]) AND a.domain IS NULL`,
+});

@@ -1,5 +1,6 @@
+import { preparedStatement } from '@agora/db';
 import type { ActorStore } from '@agora/federation';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { SerializableAccount } from '../../../entities/account.js';
 import type { RemoteAccountImages } from '../../accounts/account.service.js';
 import {
@@ -54,9 +55,10 @@ export interface StatusViewDeps {
 
 /**
  * Hydrates statuses for one viewer: a page costs a fixed number of queries (statuses with their
- * reblogged originals and applications, accounts (2), media, mentions, tags, the viewer's flags,
- * polls with the viewer's votes when the page has any, preview cards),
- * not one per status. Ids that do not exist are absent from the map; deleted rows are returned too
+ * reblogged originals and applications, accounts (2), the viewer's flags, and only when one of the
+ * page's statuses has any: media, mentions, tags, polls with the viewer's votes, preview cards),
+ * not one per status. The first read says which of those a status has, so a page of plain statuses
+ * reads no empty lists; every raw read is a named statement (parsed and planned once per connection). Ids that do not exist are absent from the map; deleted rows are returned too
  * (the caller decides: DELETE answers the removed status).
  */
 export async function loadStatusViews(
@@ -68,51 +70,31 @@ export async function loadStatusViews(
   const unique = [...new Set(ids)];
   if (unique.length === 0) return result;
   const { sequelize } = deps;
-  type Row = StatusRow & { appName: string | null; appWebsite: string | null; hasPoll: boolean };
-  const rows = await sequelize.query<Row>(
-    `WITH wanted AS (SELECT unnest($1::bigint[]) AS id)
-     SELECT ${STATUS_COLUMNS}, app.name AS "appName", app.website AS "appWebsite",
-            EXISTS (SELECT 1 FROM polls p WHERE p.status_id = s.id) AS "hasPoll"
-       FROM statuses s
-       LEFT JOIN oauth_applications app ON app.id = s.application_id
-      -- One list of ids (a UNION, not an OR of two IN: that cannot use the primary key and reads
-      -- every status, 0.5 s among 1M)
-      WHERE s.id IN (SELECT id FROM wanted
-                     UNION SELECT r.reblog_of_id FROM statuses r
-                            WHERE r.id IN (SELECT id FROM wanted) AND r.reblog_of_id IS NOT NULL)`,
-    { bind: [unique], type: QueryTypes.SELECT },
-  );
+  const rows = await VIEW_ROWS.rows(sequelize, [unique]);
   // Statuses already gone (a reblog just removed): nothing more to read.
   if (rows.length === 0) return result;
   const all = new Map(rows.map((row) => [row.id, row]));
   const allIds = [...all.keys()];
+  const having = (flag: 'hasMedia' | 'hasMentions' | 'hasTags' | 'hasCard' | 'hasPoll') =>
+    rows.filter((row) => row[flag]).map((row) => row.id);
+  const withMedia = having('hasMedia');
+  const withMentions = having('hasMentions');
+  const withTags = having('hasTags');
   const media = defineMediaAttachmentModel(sequelize);
   const [accounts, mediaRows, mentions, tags, flags, polls, cards] = await Promise.all([
     loadAccounts(
       deps,
       rows.map((row) => row.accountId),
     ),
-    media.findAll({ where: { statusId: allIds }, order: [['id', 'ASC']] }),
-    sequelize.query<MentionView & { statusId: string }>(
-      `SELECT m.status_id::text AS "statusId", a.id::text AS id, a.username, a.domain, a.url, a.uri
-         FROM mentions m JOIN actors a ON a.id = m.account_id
-        WHERE m.status_id = ANY($1::bigint[]) ORDER BY a.id`,
-      { bind: [allIds], type: QueryTypes.SELECT },
-    ),
-    sequelize.query<{ statusId: string; name: string }>(
-      `SELECT st.status_id::text AS "statusId", t.name
-         FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
-        WHERE st.status_id = ANY($1::bigint[]) ORDER BY t.name`,
-      { bind: [allIds], type: QueryTypes.SELECT },
-    ),
-    viewerId === null ? Promise.resolve([]) : viewerFlags(sequelize, allIds, viewerId),
-    // Only pages with polls pay for them.
-    loadPollsByStatus(
-      sequelize,
-      rows.filter((row) => row.hasPoll).map((row) => row.id),
-      viewerId,
-    ),
-    loadCardsByStatus(sequelize, allIds),
+    withMedia.length === 0
+      ? Promise.resolve([])
+      : media.findAll({ where: { statusId: withMedia }, order: [['id', 'ASC']] }),
+    withMentions.length === 0 ? Promise.resolve([]) : MENTIONS.rows(sequelize, [withMentions]),
+    withTags.length === 0 ? Promise.resolve([]) : TAGS.rows(sequelize, [withTags]),
+    viewerId === null ? Promise.resolve([]) : VIEWER_FLAGS.rows(sequelize, [allIds, viewerId]),
+    // Only pages with polls (cards, media, …) pay for them.
+    loadPollsByStatus(sequelize, having('hasPoll'), viewerId),
+    loadCardsByStatus(sequelize, having('hasCard')),
   ]);
   const group = <T extends { statusId: string }>(list: T[]) => {
     const by = new Map<string, T[]>();
@@ -133,7 +115,16 @@ export async function loadStatusViews(
     if (!row) return null;
     const account = accounts.get(row.accountId);
     if (!account) return null;
-    const { appName, appWebsite, hasPoll: _hasPoll, ...status } = row;
+    const {
+      appName,
+      appWebsite,
+      hasPoll: _hasPoll,
+      hasMedia: _hasMedia,
+      hasMentions: _hasMentions,
+      hasTags: _hasTags,
+      hasCard: _hasCard,
+      ...status
+    } = row;
     const reblog = row.reblogOfId === null ? null : build(row.reblogOfId);
     if (row.reblogOfId !== null && reblog === null) return null;
     const viewerFlag = flagsBy.get(id);
@@ -167,14 +158,52 @@ export async function loadStatusViews(
   return result;
 }
 
+type ViewRow = StatusRow & {
+  appName: string | null;
+  appWebsite: string | null;
+  hasPoll: boolean;
+  hasMedia: boolean;
+  hasMentions: boolean;
+  hasTags: boolean;
+  hasCard: boolean;
+};
+
+const VIEW_ROWS = preparedStatement<ViewRow, [ids: string[]]>({
+  name: 'microblog_status_view_rows',
+  text: `WITH wanted AS (SELECT unnest($1::bigint[]) AS id)
+     SELECT ${STATUS_COLUMNS}, app.name AS "appName", app.website AS "appWebsite",
+            EXISTS (SELECT 1 FROM polls p WHERE p.status_id = s.id) AS "hasPoll",
+            EXISTS (SELECT 1 FROM media_attachments m WHERE m.status_id = s.id) AS "hasMedia",
+            EXISTS (SELECT 1 FROM mentions m WHERE m.status_id = s.id) AS "hasMentions",
+            EXISTS (SELECT 1 FROM statuses_tags st WHERE st.status_id = s.id) AS "hasTags",
+            EXISTS (SELECT 1 FROM status_preview_cards spc WHERE spc.status_id = s.id) AS "hasCard"
+       FROM statuses s
+       LEFT JOIN oauth_applications app ON app.id = s.application_id
+      -- One list of ids (a UNION, not an OR of two IN: that cannot use the primary key and reads
+      -- every status, 0.5 s among 1M)
+      WHERE s.id IN (SELECT id FROM wanted
+                     UNION SELECT r.reblog_of_id FROM statuses r
+                            WHERE r.id IN (SELECT id FROM wanted) AND r.reblog_of_id IS NOT NULL)`,
+});
+
+const MENTIONS = preparedStatement<MentionView & { statusId: string }, [ids: string[]]>({
+  name: 'microblog_status_view_mentions',
+  text: `SELECT m.status_id::text AS "statusId", a.id::text AS id, a.username, a.domain, a.url, a.uri
+           FROM mentions m JOIN actors a ON a.id = m.account_id
+          WHERE m.status_id = ANY($1::bigint[]) ORDER BY a.id`,
+});
+
+const TAGS = preparedStatement<{ statusId: string; name: string }, [ids: string[]]>({
+  name: 'microblog_status_view_tags',
+  text: `SELECT st.status_id::text AS "statusId", t.name
+           FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
+          WHERE st.status_id = ANY($1::bigint[]) ORDER BY t.name`,
+});
+
 /** One query for the viewer's favourites, reblogs, bookmarks, conversation mutes and pins. */
-function viewerFlags(
-  sequelize: Sequelize,
-  ids: string[],
-  viewerId: string,
-): Promise<Array<ViewerFlags & { id: string }>> {
-  return sequelize.query<ViewerFlags & { id: string }>(
-    `SELECT s.id::text AS id,
+const VIEWER_FLAGS = preparedStatement<ViewerFlags & { id: string }, [ids: string[], viewerId: string]>({
+  name: 'microblog_status_view_viewer_flags',
+  text: `SELECT s.id::text AS id,
             EXISTS (SELECT 1 FROM favourites x WHERE x.account_id = $2 AND x.status_id = s.id) AS favourited,
             EXISTS (SELECT 1 FROM statuses x
                      WHERE x.account_id = $2 AND x.reblog_of_id = s.id AND x.deleted_at IS NULL) AS reblogged,
@@ -183,9 +212,7 @@ function viewerFlags(
                      WHERE x.account_id = $2 AND x.conversation_id = s.conversation_id) AS muted,
             EXISTS (SELECT 1 FROM status_pins x WHERE x.account_id = $2 AND x.status_id = s.id) AS pinned
        FROM statuses s WHERE s.id = ANY($1::bigint[])`,
-    { bind: [ids, viewerId], type: QueryTypes.SELECT },
-  );
-}
+});
 
 function dateOrNull(value: Date | string | null): Date | null {
   return value === null ? null : new Date(value);

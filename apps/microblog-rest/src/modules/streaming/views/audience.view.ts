@@ -1,3 +1,4 @@
+import { preparedStatement } from '@agora/db';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Visibility } from '../../statuses/status.model.js';
 
@@ -21,21 +22,7 @@ export interface StatusFacts {
 
 /** The facts of one status; null when there is no such row. */
 export async function statusFacts(sequelize: Sequelize, statusId: string): Promise<StatusFacts | null> {
-  const [row] = await sequelize.query<StatusFacts>(
-    `SELECT s.id::text AS id, s.account_id::text AS "accountId", s.visibility, s.local,
-            s.deleted_at IS NOT NULL AS deleted, s.reblog_of_id::text AS "reblogOfId",
-            o.account_id::text AS "originalAccountId", coalesce(o.has_media, s.has_media) AS "hasMedia",
-            ARRAY(SELECT lower(t.name) FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
-                   WHERE st.status_id = coalesce(o.id, s.id)) AS tags,
-            ARRAY(SELECT m.account_id::text FROM mentions m WHERE m.status_id = coalesce(o.id, s.id)) AS "mentionIds",
-            ARRAY(SELECT DISTINCT lower(d) FROM unnest(ARRAY[a.domain, oa.domain]) AS d WHERE d IS NOT NULL) AS domains
-       FROM statuses s
-       JOIN actors a ON a.id = s.account_id
-       LEFT JOIN statuses o ON o.id = s.reblog_of_id
-       LEFT JOIN actors oa ON oa.id = o.account_id
-      WHERE s.id = $1`,
-    { bind: [statusId], type: QueryTypes.SELECT },
-  );
+  const [row] = await FACTS_STATEMENT.rows(sequelize, [statusId]);
   return row ?? null;
 }
 
@@ -95,3 +82,20 @@ export async function deleteAudience(
   ]);
   return { viewers: viewers.map((row) => row.id), lists: lists.map((row) => row.id) };
 }
+
+/** Read for every new status the streaming server announces: a named statement. */
+const FACTS_STATEMENT = preparedStatement<StatusFacts, [statusId: string]>({
+  name: 'streaming_status_facts',
+  text: `SELECT s.id::text AS id, s.account_id::text AS "accountId", s.visibility, s.local,
+            s.deleted_at IS NOT NULL AS deleted, s.reblog_of_id::text AS "reblogOfId",
+            o.account_id::text AS "originalAccountId", coalesce(o.has_media, s.has_media) AS "hasMedia",
+            ARRAY(SELECT lower(t.name) FROM statuses_tags st JOIN tags t ON t.id = st.tag_id
+                   WHERE st.status_id = coalesce(o.id, s.id)) AS tags,
+            ARRAY(SELECT m.account_id::text FROM mentions m WHERE m.status_id = coalesce(o.id, s.id)) AS "mentionIds",
+            ARRAY(SELECT DISTINCT lower(d) FROM unnest(ARRAY[a.domain, oa.domain]) AS d WHERE d IS NOT NULL) AS domains
+       FROM statuses s
+       JOIN actors a ON a.id = s.account_id
+       LEFT JOIN statuses o ON o.id = s.reblog_of_id
+       LEFT JOIN actors oa ON oa.id = o.account_id
+      WHERE s.id = $1`,
+});
