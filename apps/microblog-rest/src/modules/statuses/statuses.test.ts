@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { setTimeout as delay } from 'node:timers/promises';
 import { QueryTypes } from 'sequelize';
 import sharp from 'sharp';
 import {
@@ -490,6 +491,13 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     const plain = (await post(alice, { status: 'nothing attached', visibility: 'public' })).body;
     const rich = (await post(alice, { status: 'hello @bob about #viewcheck', visibility: 'public' })).body;
     const counted = countStatements(t, 2000);
+    // What the two posts set off (fan-out, notifications, federation) finishes before anything is counted.
+    await t.ctx.queue.drain([FAN_OUT_JOB]);
+    for (let quiet = false; !quiet;) {
+      counted.reset();
+      await delay(200);
+      quiet = counted.count === 0;
+    }
     const readsOf = async (statusId: string) => {
       counted.reset();
       const view = await t.ctx.statuses.view(statusId, String(bob.id));
