@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { setTimeout as delay } from 'node:timers/promises';
 import { gql, ok } from '../../testing/graphql-client.js';
 import { startTestServer, type TestServer } from '../../testing/test-server.js';
 import { groupFixture, type GroupFixture, type Profile } from '../../testing/group-fixture.js';
@@ -59,12 +60,35 @@ describe('the group page answer cache (issue 14 performance)', function () {
   /** Statements that read the page's own tables (not the window read, not background jobs' writes). */
   const PAGE_TABLES = /\b(FROM|JOIN) (events|posts|members|group_details|actors)\b/;
 
+  /**
+   * Waits until `target` has sent no statement for 150 ms: what earlier writes set off (jobs,
+   * federation, counters) has finished, so it neither runs inside a counted visit nor changes the
+   * answer between two visits.
+   */
+  async function settled(target: { ctx: TestServer['ctx'] }): Promise<void> {
+    let seen = 0;
+    const hook = 'settle-group-answers';
+    target.ctx.sequelize.addHook('afterQuery', hook, () => {
+      seen += 1;
+    });
+    try {
+      for (let quiet = false; !quiet;) {
+        seen = 0;
+        await delay(150);
+        quiet = seen === 0;
+      }
+    } finally {
+      target.ctx.sequelize.removeHook('afterQuery', hook);
+    }
+  }
+
   /** The page as `who` sees it from `target`, and how many statements executing it took. */
   async function visit(
     who: GroupFixture['people'][keyof GroupFixture['people']] | 'anonymous' = group.people.member,
     options: { afterDateTime?: string; target?: { url: string; ctx: TestServer['ctx'] } } = {},
   ) {
     const target = options.target ?? server;
+    await settled(target);
     let statements = 0;
     const hook = 'count-group-page-statements';
     target.ctx.sequelize.addHook('afterQuery', hook, (_options, query) => {
