@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { TestServer } from './server.js';
 
 interface CountedConnection {
@@ -18,6 +19,11 @@ interface CountedManager {
 /** The statements a server sent since the last reset: how many, and each one's text (whitespace folded). */
 export interface StatementCounter {
   reset(): void;
+  /**
+   * Resolves once the server has sent no statement for `quietMs` (what earlier requests set off —
+   * jobs, listeners — has finished), with the count reset.
+   */
+  settled(quietMs?: number): Promise<void>;
   readonly count: number;
   readonly texts: string[];
 }
@@ -56,6 +62,13 @@ export function countStatements(t: TestServer, width = 200): StatementCounter {
   return {
     reset() {
       state.texts = [];
+    },
+    async settled(quietMs = 150) {
+      for (;;) {
+        state.texts = [];
+        await delay(quietMs);
+        if (state.texts.length === 0) return;
+      }
     },
     get count() {
       return state.texts.length;

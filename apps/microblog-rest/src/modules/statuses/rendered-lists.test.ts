@@ -199,7 +199,7 @@ describe('lists of statuses: rendered statuses cached per process (ADR 0047)', (
     // with the tag: garden 0 and 2 (1 was edited, 3 deleted above).
     const path = '/api/v2/search?type=statuses&q=plants';
     expect((JSON.parse(await raw(a, path, viewer.token)) as { statuses: Json[] }).statuses).to.have.length(2);
-    counter.reset();
+    await counter.settled();
     await raw(a, path, viewer.token);
     const texts = counter.texts;
     const searched = texts.findLastIndex((text) => text.includes('s.search_document'));

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { setTimeout as delay } from 'node:timers/promises';
 import { QueryTypes } from 'sequelize';
 import sharp from 'sharp';
 import {
@@ -493,11 +492,7 @@ describe('statuses: post, read, delete, context, favourite, reblog (issue 15 §2
     const counted = countStatements(t, 2000);
     // What the two posts set off (fan-out, notifications, federation) finishes before anything is counted.
     await t.ctx.queue.drain([FAN_OUT_JOB]);
-    for (let quiet = false; !quiet;) {
-      counted.reset();
-      await delay(200);
-      quiet = counted.count === 0;
-    }
+    await counted.settled(200);
     const readsOf = async (statusId: string) => {
       counted.reset();
       const view = await t.ctx.statuses.view(statusId, String(bob.id));
