@@ -497,11 +497,19 @@ describe('notifications: made, read, dismissed, cleared; v2 groups and policy (i
   it('reads a page of notifications in a fixed number of queries, whatever its size (no N+1)', async () => {
     // Every statement through the pool, named prepared statements included (they bypass Sequelize's hooks).
     const counted = countStatements(t);
+    // The fewest of three reads: a cache (the bearer token's, say) may miss on any one of them.
     const measure = async (query: string) => {
       // Only the page's own statements: what the posts set off has finished first.
       await counted.settled();
-      const { body } = await list(alice, query);
-      return { queries: counted.count, size: body.length };
+      let fewest = Infinity;
+      let size = 0;
+      for (let i = 0; i < 3; i += 1) {
+        counted.reset();
+        const { body } = await list(alice, query);
+        fewest = Math.min(fewest, counted.count);
+        size = body.length;
+      }
+      return { queries: fewest, size };
     };
     await clear(alice);
     await post(bob, { status: '@alice one' });
