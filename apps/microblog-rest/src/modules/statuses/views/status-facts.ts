@@ -72,13 +72,26 @@ export function factColumns(x: string, prefix: string): string {
     ${acc}.stamp AS ${col('account_stamp')}, ${acc}.followers_count AS ${col('followers')},
     ${acc}.following_count AS ${col('following')}, ${acc}.statuses_count AS ${col('statuses')},
     to_char(${acc}.last_status_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS ${col('last_status_day')},
-    EXISTS (SELECT 1 FROM favourites f WHERE f.account_id = v.id AND f.status_id = ${x}.id OFFSET 0) AS ${col('favourited')},
-    EXISTS (SELECT 1 FROM statuses o WHERE o.account_id = v.id AND o.reblog_of_id = ${x}.id
+    ${viewerFlagColumns(x, 'v.id', col)}`;
+}
+
+/**
+ * The viewer's five flags on status `x` (`viewer`: the viewer's account id as SQL), each column named
+ * by `col`. Every `EXISTS` ends in `OFFSET 0`, for the reason `factColumns` gives: written once for
+ * every statement that reads the flags, prepared ones included.
+ */
+export function viewerFlagColumns(
+  x: string,
+  viewer: string,
+  col: (name: 'favourited' | 'reblogged' | 'bookmarked' | 'muted' | 'pinned') => string,
+): string {
+  return `EXISTS (SELECT 1 FROM favourites f WHERE f.account_id = ${viewer} AND f.status_id = ${x}.id OFFSET 0) AS ${col('favourited')},
+    EXISTS (SELECT 1 FROM statuses o WHERE o.account_id = ${viewer} AND o.reblog_of_id = ${x}.id
              AND o.deleted_at IS NULL OFFSET 0) AS ${col('reblogged')},
-    EXISTS (SELECT 1 FROM bookmarks b WHERE b.account_id = v.id AND b.status_id = ${x}.id OFFSET 0) AS ${col('bookmarked')},
-    EXISTS (SELECT 1 FROM conversation_mutes c WHERE c.account_id = v.id
+    EXISTS (SELECT 1 FROM bookmarks b WHERE b.account_id = ${viewer} AND b.status_id = ${x}.id OFFSET 0) AS ${col('bookmarked')},
+    EXISTS (SELECT 1 FROM conversation_mutes c WHERE c.account_id = ${viewer}
              AND c.conversation_id = ${x}.conversation_id OFFSET 0) AS ${col('muted')},
-    EXISTS (SELECT 1 FROM status_pins sp WHERE sp.account_id = v.id AND sp.status_id = ${x}.id OFFSET 0) AS ${col('pinned')}`;
+    EXISTS (SELECT 1 FROM status_pins sp WHERE sp.account_id = ${viewer} AND sp.status_id = ${x}.id OFFSET 0) AS ${col('pinned')}`;
 }
 
 /**

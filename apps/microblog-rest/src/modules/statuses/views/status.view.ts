@@ -12,6 +12,7 @@ import { loadPollsByStatus, type PollView } from '../../polls/views/poll.view.js
 import { loadCardsByStatus, type PreviewCardRow } from '../../preview-cards/preview-card.service.js';
 import { STATUS_COLUMNS, type StatusRow } from '../status.model.js';
 import { loadAccounts } from './accounts.view.js';
+import { viewerFlagColumns } from './status-facts.js';
 
 export interface MentionView {
   id: string;
@@ -58,8 +59,9 @@ export interface StatusViewDeps {
  * reblogged originals and applications, accounts (2), the viewer's flags, and only when one of the
  * page's statuses has any: media, mentions, tags, polls with the viewer's votes, preview cards),
  * not one per status. The first read says which of those a status has, so a page of plain statuses
- * reads no empty lists; every raw read is a named statement (parsed and planned once per connection). Ids that do not exist are absent from the map; deleted rows are returned too
- * (the caller decides: DELETE answers the removed status).
+ * reads no empty lists; every raw read is a named statement (parsed and planned once per
+ * connection). Ids that do not exist are absent from the map; deleted rows are returned too (the
+ * caller decides: DELETE answers the removed status).
  */
 export async function loadStatusViews(
   deps: StatusViewDeps,
@@ -203,14 +205,7 @@ const TAGS = preparedStatement<{ statusId: string; name: string }, [ids: string[
 /** One query for the viewer's favourites, reblogs, bookmarks, conversation mutes and pins. */
 const VIEWER_FLAGS = preparedStatement<ViewerFlags & { id: string }, [ids: string[], viewerId: string]>({
   name: 'microblog_status_view_viewer_flags',
-  text: `SELECT s.id::text AS id,
-            EXISTS (SELECT 1 FROM favourites x WHERE x.account_id = $2 AND x.status_id = s.id) AS favourited,
-            EXISTS (SELECT 1 FROM statuses x
-                     WHERE x.account_id = $2 AND x.reblog_of_id = s.id AND x.deleted_at IS NULL) AS reblogged,
-            EXISTS (SELECT 1 FROM bookmarks x WHERE x.account_id = $2 AND x.status_id = s.id) AS bookmarked,
-            EXISTS (SELECT 1 FROM conversation_mutes x
-                     WHERE x.account_id = $2 AND x.conversation_id = s.conversation_id) AS muted,
-            EXISTS (SELECT 1 FROM status_pins x WHERE x.account_id = $2 AND x.status_id = s.id) AS pinned
+  text: `SELECT s.id::text AS id, ${viewerFlagColumns('s', '$2::bigint', (name) => name)}
        FROM statuses s WHERE s.id = ANY($1::bigint[])`,
 });
 
