@@ -179,6 +179,10 @@ export async function runDeliveryBench(options: DeliveryOptions): Promise<Delive
         port,
         databaseUrl,
         dataDir,
+        // BENCH_DELIVERY_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops.
+        nodeArgs: process.env.BENCH_DELIVERY_CPU_PROF
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_DELIVERY_CPU_PROF}`]
+          : [],
         env: { PUBLIC_URL: `http://${HOST}:${port}`, FEDERATION_ALLOW_PRIVATE_HOSTS: HOST },
       }),
     );

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { registerApp, signedInAccount } from '../../testing/oauth-clients.js';
 import { rest, type Json } from '../../testing/rest-client.js';
 import { startTestServer, type TestServer } from '../../testing/server.js';
+import { countStatements } from '../../testing/statement-counter.js';
 import { LOGIN_REFUSALS } from './account.service.js';
 
 // Signed-in reads that only name their viewer find it in one statement (`activeAccountId`); a
@@ -61,5 +62,49 @@ describe('the viewer of signed-in reads: one statement, the same refusals', () =
     }
     await setUser('confirmed_at = now()');
     for (const answer of await answers()) expect(answer, answer.path).to.include({ status: 200 });
+  });
+
+  // ADR 0055: a signed-in write (here POST /api/v1/statuses) reads the login and its account in one
+  // prepared statement; a status with nothing beside its row is that row's one statement, with no
+  // BEGIN and COMMIT around it (the author's row stays locked for the statement only).
+  it('finds the account of a signed-in write in one statement and posts a plain status without a transaction', async () => {
+    const counted = countStatements(server, 4000);
+    await counted.settled(200);
+    const posted = await rest<Json>(server.url, '/api/v1/statuses', {
+      method: 'POST',
+      token,
+      json: { status: 'a plain status, nothing beside its row', visibility: 'public' },
+    });
+    expect(posted.status).to.equal(200);
+    // What the request sent up to its row; the fan-out job it queues runs after.
+    const texts = counted.texts;
+    const insertAt = texts.findIndex((text) => text.includes('INSERT INTO statuses'));
+    expect(insertAt, texts.join('\n')).to.be.greaterThan(-1);
+    const before = texts.slice(0, insertAt);
+    expect(
+      before.filter((text) => /FROM users\b/.test(text)),
+      before.join('\n'),
+    ).to.have.length(1);
+    expect(
+      before.some((text) => text.includes('FROM actors a WHERE a.user_id')),
+      before.join('\n'),
+    ).to.equal(false);
+    expect(
+      texts.some((text) => /^(START TRANSACTION|BEGIN)/.test(text.trim())),
+      texts.join('\n'),
+    ).to.equal(false);
+    // The row is there, counted on its author.
+    const account = await rest<Json>(server.url, '/api/v1/accounts/verify_credentials', { token });
+    expect(account.body.statuses_count).to.equal(1);
+
+    // A status with a hashtag writes its tags with the row: one transaction.
+    await counted.settled(200);
+    const tagged = await rest<Json>(server.url, '/api/v1/statuses', {
+      method: 'POST',
+      token,
+      json: { status: 'with a #tag beside its row', visibility: 'public' },
+    });
+    expect(tagged.status).to.equal(200);
+    expect(counted.texts.some((text) => /^(START TRANSACTION|BEGIN)/.test(text.trim()))).to.equal(true);
   });
 });

@@ -255,13 +255,12 @@ export class StatusService {
     const language = input.language ?? detectLanguage(text);
     const rendered = await this.render(text);
 
-    try {
-      const created = await sequelize.transaction(async (transaction) => {
-        // One statement for the row, its id, a new conversation (a reply joins its parent's) and the
-        // author's own home feed (followers' feeds are the job's): the posting request's round trips.
-        const conversationId = parent?.conversationId ?? null;
-        const [{ id } = { id: '' }] = await sequelize.query<{ id: string }>(
-          `WITH ${conversationId === null ? 'c AS (INSERT INTO conversations DEFAULT VALUES RETURNING id),' : ''}
+    // One statement for the row, its id, a new conversation (a reply joins its parent's) and the
+    // author's own home feed (followers' feeds are the job's): the posting request's round trips.
+    const conversationId = parent?.conversationId ?? null;
+    const insertRow = async (transaction: Transaction | undefined): Promise<string> => {
+      const [{ id } = { id: '' }] = await sequelize.query<{ id: string }>(
+        `WITH ${conversationId === null ? 'c AS (INSERT INTO conversations DEFAULT VALUES RETURNING id),' : ''}
                 n AS (SELECT statuses_next_id() AS id),
                 s AS (
                   INSERT INTO statuses (id, uri, url, account_id, local, text, content, spoiler_text, sensitive,
@@ -273,43 +272,66 @@ export class StatusService {
                   RETURNING id, account_id),
                 h AS (INSERT INTO home_feed (account_id, status_id) SELECT account_id, id FROM s)
            SELECT id::text AS id FROM s`,
-          {
-            bind: [
-              `${author.uri}/statuses/`,
-              `${this.deps.publicUrl}/@${author.username}/`,
-              author.id,
-              text,
-              rendered.html,
-              spoilerText,
-              input.sensitive ?? false,
-              visibility,
-              language,
-              parent?.id ?? null,
-              parent?.accountId ?? null,
-              conversationId,
-              input.applicationId,
-              mediaIds.length > 0,
-            ],
-            type: QueryTypes.SELECT,
-            transaction,
-          },
-        );
-        await this.attachMedia(id, author.id, mediaIds, transaction, input.scheduledStatusId);
-        if (input.poll) await this.deps.polls.insert(id, author.id, input.poll, transaction);
-        await saveStatusEntities(this.deps.sequelize, id, rendered.mentionIds, rendered.tags, transaction);
-        if (input.idempotencyKey !== undefined) {
-          await sequelize.query(
-            `INSERT INTO status_idempotency_keys (account_id, key, status_id) VALUES ($1, $2, $3)
+        {
+          bind: [
+            `${author.uri}/statuses/`,
+            `${this.deps.publicUrl}/@${author.username}/`,
+            author.id,
+            text,
+            rendered.html,
+            spoilerText,
+            input.sensitive ?? false,
+            visibility,
+            language,
+            parent?.id ?? null,
+            parent?.accountId ?? null,
+            conversationId,
+            input.applicationId,
+            mediaIds.length > 0,
+          ],
+          type: QueryTypes.SELECT,
+          ...(transaction ? { transaction } : {}),
+        },
+      );
+      return id;
+    };
+    // A status with nothing beside its row (no media, poll, mentions, tags or Idempotency-Key) is
+    // that one statement, atomic by itself: no BEGIN and COMMIT round trips, and the author's row
+    // (its statuses_count) is locked for the statement only, not until a COMMIT comes back (ADR 0055).
+    const alone =
+      mediaIds.length === 0 &&
+      !input.poll &&
+      rendered.mentionIds.length === 0 &&
+      rendered.tags.length === 0 &&
+      input.idempotencyKey === undefined;
+
+    try {
+      const created = alone
+        ? await insertRow(undefined)
+        : await sequelize.transaction(async (transaction) => {
+            const id = await insertRow(transaction);
+            await this.attachMedia(id, author.id, mediaIds, transaction, input.scheduledStatusId);
+            if (input.poll) await this.deps.polls.insert(id, author.id, input.poll, transaction);
+            await saveStatusEntities(
+              this.deps.sequelize,
+              id,
+              rendered.mentionIds,
+              rendered.tags,
+              transaction,
+            );
+            if (input.idempotencyKey !== undefined) {
+              await sequelize.query(
+                `INSERT INTO status_idempotency_keys (account_id, key, status_id) VALUES ($1, $2, $3)
              ON CONFLICT (account_id, key) DO UPDATE SET status_id = EXCLUDED.status_id, created_at = now()
              WHERE status_idempotency_keys.created_at < now() - make_interval(secs => ${IDEMPOTENCY_SECONDS})`,
-            { bind: [author.id, input.idempotencyKey, id], transaction },
-          );
-          // A twin request committed first with this key: answer its status, keep nothing of ours.
-          const winner = await this.idempotentStatus(author.id, input.idempotencyKey, transaction);
-          if (winner !== null && winner !== id) throw new IdempotentTwin(winner);
-        }
-        return id;
-      });
+                { bind: [author.id, input.idempotencyKey, id], transaction },
+              );
+              // A twin request committed first with this key: answer its status, keep nothing of ours.
+              const winner = await this.idempotentStatus(author.id, input.idempotencyKey, transaction);
+              if (winner !== null && winner !== id) throw new IdempotentTwin(winner);
+            }
+            return id;
+          });
       // After the commit, so the jobs find the status.
       await this.fanOutLater(created);
       if (input.poll) await this.deps.polls.scheduleClose(created);
