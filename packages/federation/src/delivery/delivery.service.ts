@@ -29,6 +29,12 @@ export const ACTIVITY_CONTENT_TYPE = 'application/activity+json';
 const SENDER_KEY_TTL_MS = 5 * 60_000;
 // We read only the status; a large answer from an inbox is cut rather than buffered.
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/**
+ * How long `deliverNow` POSTs in its caller's job before it queues the rest: long enough for a
+ * status's inboxes on a healthy network, short enough that a dark peer cannot hold the caller (a
+ * status's fan-out) for a POST timeout.
+ */
+export const DELIVER_NOW_MS = 3000;
 
 /**
  * One job: one serialized activity to up to `batchSize` inboxes (a retry is a job of one inbox).
@@ -140,6 +146,49 @@ export class DeliveryService {
    * activity has committed. Errors: BadInput when the sender is not a local actor.
    */
   async deliver(activity: object, input: DeliverInput): Promise<DeliveryReceipt> {
+    const plan = await this.plan(activity, input);
+    await this.enqueueBatches(plan.data, plan.data.inboxUrls);
+    return plan.receipt;
+  }
+
+  /**
+   * `deliver`, with the first attempt made here and now instead of by a queued job: for a caller
+   * that is itself a job (a new status's fan-out), so the status costs one job, not two (ADR 0055).
+   * The POSTs run as a delivery job's do (signatures ahead, `batchConcurrency` at once; a failure is
+   * retried by a queued job, a refusal dead-lettered). Inboxes not answered within `withinMs` are
+   * queued as `deliver` queues them, their first attempt still to come: a POST cut at the bound may
+   * have arrived, and the peer then sees the activity twice and keeps it once, by its id.
+   */
+  async deliverNow(
+    activity: object,
+    input: DeliverInput,
+    withinMs = DELIVER_NOW_MS,
+  ): Promise<DeliveryReceipt> {
+    const plan = await this.plan(activity, input);
+    if (plan.data.inboxUrls.length === 0) return plan.receipt;
+    const bound = new AbortController();
+    const timer = setTimeout(() => bound.abort(), withinMs);
+    let left: string[];
+    try {
+      left = await this.attempt(plan.data, bound.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (left.length > 0) {
+      this.logger.info(
+        { activityId: plan.data.activityId, left: left.length },
+        'deliveries left to the queue',
+      );
+      await this.enqueueBatches(plan.data, left);
+    }
+    return plan.receipt;
+  }
+
+  /** The sender, the serialized activity and the inboxes to POST to (unavailable domains left out). */
+  private async plan(
+    activity: object,
+    input: DeliverInput,
+  ): Promise<{ data: DeliveryJobData; receipt: DeliveryReceipt }> {
     const sender =
       input.sender?.id === input.senderActorId
         ? input.sender
@@ -156,14 +205,19 @@ export class DeliveryService {
       if (await this.availability.isAvailable(domainOf(inboxUrl))) queued.push(inboxUrl);
       else skipped.push(inboxUrl);
     }
-    // The port has no batch send, so a job carries a batch of inboxes instead.
-    for (let from = 0; from < queued.length; from += this.batchSize) {
-      const inboxUrls = queued.slice(from, from + this.batchSize);
-      await this.enqueue({ inboxUrls, senderActorId: sender.id, activityId, body, attempt: 1 }, 0);
-    }
     if (skipped.length > 0)
       this.logger.info({ activityId, skipped: skipped.length }, 'inboxes of unavailable domains skipped');
-    return { inboxes: queued, skipped };
+    return {
+      data: { inboxUrls: queued, senderActorId: sender.id, activityId, body, attempt: 1 },
+      receipt: { inboxes: queued, skipped },
+    };
+  }
+
+  /** The port has no batch send, so a job carries a batch of inboxes instead. */
+  private async enqueueBatches(data: DeliveryJobData, inboxUrls: readonly string[]): Promise<void> {
+    for (let from = 0; from < inboxUrls.length; from += this.batchSize) {
+      await this.enqueue({ ...data, inboxUrls: inboxUrls.slice(from, from + this.batchSize) }, 0);
+    }
   }
 
   /** Runs deliveries in this process (a no-op on the web role). */
@@ -240,14 +294,21 @@ export class DeliveryService {
   }
 
   private async run(job: Job<DeliveryJobData>): Promise<void> {
-    const data = job.data;
+    await this.attempt(job.data);
+  }
+
+  /**
+   * POSTs `data` to its inboxes. With `bound`, no POST starts once it is aborted and those in flight
+   * are cut: the inboxes left so are returned, not attempted (no failure counted, no retry queued).
+   */
+  private async attempt(data: DeliveryJobData, bound?: AbortSignal): Promise<string[]> {
     const key = await this.senderKey(data.senderActorId);
     if (!key) {
       this.logger.warn(
         { activityId: data.activityId, senderActorId: data.senderActorId },
         'delivery dropped: sender is gone',
       );
-      return;
+      return [];
     }
     // One body for all the job's inboxes: its bytes and its digest are made once.
     const body = Buffer.from(data.body, 'utf8');
@@ -269,16 +330,20 @@ export class DeliveryService {
     };
     // An error here (e.g. the database is down) fails the whole job, which pg-boss runs again.
     let next = 0;
+    const left: string[] = [];
     const lane = async (): Promise<void> => {
-      while (next < urls.length) {
+      while (next < urls.length && !bound?.aborted) {
         const index = next++;
         const ready = prepare(index);
         for (let ahead = index + 1; ahead <= index + this.batchConcurrency && ahead < urls.length; ahead += 1)
           prepare(ahead);
-        await this.deliverOne(await ready, data, body);
+        const cut = await this.deliverOne(await ready, data, body, bound);
+        if (cut) left.push(cut);
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.batchConcurrency, urls.length) }, lane));
+    // Signatures asked ahead for inboxes no lane reached are dropped with them.
+    return [...left, ...urls.slice(next)];
   }
 
   /**
@@ -306,29 +371,36 @@ export class DeliveryService {
     return { kind: 'post', inboxUrl, domain, headers };
   }
 
-  private async deliverOne(prepared: Prepared, data: DeliveryJobData, body: Buffer): Promise<void> {
+  /** One inbox's attempt; its URL when `bound` cut the POST (nothing recorded of it then). */
+  private async deliverOne(
+    prepared: Prepared,
+    data: DeliveryJobData,
+    body: Buffer,
+    bound?: AbortSignal,
+  ): Promise<string | null> {
     if (prepared.kind === 'bad-url') {
       await this.giveUp(prepared.rawUrl, data, {
         kind: 'rejected',
         status: null,
         error: 'Inbox URL is not an http(s) URL',
       });
-      return;
+      return null;
     }
     const { inboxUrl } = prepared;
     const single: DeliveryJobData = { ...data, inboxUrls: [inboxUrl] };
     if (prepared.kind === 'unavailable') {
       this.logger.debug({ inboxUrl, activityId: data.activityId }, 'delivery skipped: domain unavailable');
-      return;
+      return null;
     }
     if (prepared.kind === 'circuit-open') {
       // Not an attempt: the same attempt runs again once the circuit lets it.
       await this.enqueue(single, Math.ceil(prepared.waitMs / 1000));
-      return;
+      return null;
     }
     const { domain } = prepared;
 
-    const outcome = await this.post(inboxUrl, body, prepared.headers);
+    const outcome = await this.post(inboxUrl, body, prepared.headers, bound);
+    if (bound?.aborted && outcome.kind === 'failed') return inboxUrl;
     if (outcome.kind === 'failed') {
       this.breaker.failed(inboxUrl);
       const marked = await this.availability.recordFailure(domain);
@@ -339,10 +411,10 @@ export class DeliveryService {
       await this.availability.recordSuccess(domain);
     }
 
-    if (outcome.kind === 'delivered') return;
+    if (outcome.kind === 'delivered') return null;
     if (outcome.kind === 'rejected' || data.attempt >= this.timing.maxAttempts) {
       await this.giveUp(inboxUrl, data, outcome);
-      return;
+      return null;
     }
     const delay = retryDelaySeconds(this.timing, data.attempt);
     this.logger.info(
@@ -356,12 +428,14 @@ export class DeliveryService {
       'delivery failed; will retry',
     );
     await this.enqueue({ ...single, attempt: data.attempt + 1 }, delay);
+    return null;
   }
 
   private async post(
     inboxUrl: string,
     body: Buffer,
     signed: Promise<Record<string, string>>,
+    bound?: AbortSignal,
   ): Promise<AttemptOutcome> {
     try {
       // The fetch sets the same Host itself, and the right one should a redirect lead elsewhere.
@@ -369,6 +443,7 @@ export class DeliveryService {
         headers: await signed,
         signed: false,
         maxBodyBytes: MAX_RESPONSE_BYTES,
+        ...(bound ? { signal: bound } : {}),
       });
       return outcomeOfStatus(response.status);
     } catch (error) {

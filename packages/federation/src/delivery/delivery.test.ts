@@ -168,6 +168,81 @@ describe('DeliveryService', function () {
     ]);
   });
 
+  /** Delivery jobs waiting or running in the service's own pg-boss schema (the latest one made). */
+  async function deliveryJobs(): Promise<number> {
+    const [row] = await sequelize.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM delivery_q${schemas}.job WHERE name = 'federation.deliver'`,
+      { type: 'SELECT' as never },
+    );
+    return row?.n ?? 0;
+  }
+
+  // ADR 0055: a status's fan-out job makes the first attempt itself, so a status is one job, not two.
+  it('deliverNow POSTs before it returns, signed, and queues no delivery job', async () => {
+    const first = await inbox();
+    const second = await inbox();
+    const deliveries = await service();
+
+    const receipt = await deliveries.deliverNow(note('now-1'), {
+      senderActorId: alice.id,
+      recipients: [{ inboxUrl: `${first.origin}/inbox` }, { inboxUrl: `${second.origin}/inbox` }],
+    });
+
+    expect(receipt.inboxes).to.have.length(2);
+    for (const remote of [first, second]) {
+      expect(remote.hits.map((hit) => [hit.activityId, hit.verified, hit.status])).to.deep.equal([
+        [note('now-1').id, true, 202],
+      ]);
+    }
+    expect(await deliveryJobs()).to.equal(0);
+  });
+
+  it('deliverNow leaves an inbox that has not answered within its bound to a queued first attempt', async () => {
+    const fast = await inbox();
+    // Answers after 1.5 s, well past deliverNow's bound of 0.3 s.
+    const slowServer = await inbox({ delayMs: 1500 });
+    const deliveries = await service();
+
+    const started = Date.now();
+    await deliveries.deliverNow(
+      note('now-2'),
+      {
+        senderActorId: alice.id,
+        recipients: [{ inboxUrl: `${fast.origin}/inbox` }, { inboxUrl: `${slowServer.origin}/inbox` }],
+      },
+      300,
+    );
+    const took = Date.now() - started;
+    // Back at the bound, not after the slow inbox's answer.
+    expect(took).to.be.below(1400);
+    expect(fast.hits).to.have.length(1);
+    // The cut POST counts as no attempt: the queued job is attempt 1, and no failure was recorded.
+    const [queued] = await sequelize.query<{ data: { inboxUrls: string[]; attempt: number } }>(
+      `SELECT data FROM delivery_q${schemas}.job WHERE name = 'federation.deliver'`,
+      { type: 'SELECT' as never },
+    );
+    expect(queued?.data).to.deep.include({ attempt: 1, inboxUrls: [`${slowServer.origin}/inbox`] });
+    expect(await deliveries.listUnavailableDomains()).to.deep.equal([]);
+    await deliveries.drain(10_000);
+    // The peer got it twice (the cut POST had arrived) and keeps it once, by its id.
+    expect(slowServer.hits.map((hit) => hit.activityId)).to.deep.equal([note('now-2').id, note('now-2').id]);
+    expect(fast.hits).to.have.length(1);
+  });
+
+  it('deliverNow retries a failing inbox through the queue, as a delivery job does', async () => {
+    const statuses = [500, 202];
+    const remote = await inbox({ status: (n) => statuses[n] ?? 202 });
+    const deliveries = await service();
+
+    await deliveries.deliverNow(note('now-3'), {
+      senderActorId: alice.id,
+      recipients: [{ inboxUrl: `${remote.origin}/users/bob/inbox` }],
+    });
+    expect(remote.hits.map((hit) => hit.status)).to.deep.equal([500]);
+    await deliveries.drain(10_000);
+    expect(remote.hits.map((hit) => hit.status)).to.deep.equal([500, 202]);
+  });
+
   it('sends one POST per shared inbox to accepted remote followers only', async () => {
     const remote = await inbox();
     const other = await inbox();

@@ -121,10 +121,12 @@ export class StatusFederation {
   private async distributed(statusId: string, status?: DistributedStatus): Promise<void> {
     // The fan-out read tells a status from a reblog: a status's Note needs no row of its own first
     // (the Note's view is checked for local, deleted and reblog the same way).
-    if (status && !status.reblog) return this.sendNote('Create', statusId);
+    // The fan-out job that tells this makes the first delivery attempt itself (`deliverNow`): one
+    // job per status, not two (ADR 0055).
+    if (status && !status.reblog) return this.sendNote('Create', statusId, { now: true });
     const row = await this.row(statusId);
     if (!row?.local || row.deletedAt) return;
-    if (row.reblogOfId === null) return this.sendNote('Create', statusId);
+    if (row.reblogOfId === null) return this.sendNote('Create', statusId, { now: true });
     const [author, original] = await Promise.all([
       this.options.actors.findById(row.accountId),
       this.row(row.reblogOfId),
@@ -132,7 +134,7 @@ export class StatusFederation {
     if (!author?.local || !original?.uri) return;
     const originalAuthor = await this.options.actors.findById(original.accountId);
     if (!originalAuthor) return;
-    await this.options.federation.delivery.deliver(
+    await this.options.federation.delivery.deliverNow(
       announceActivity({
         id: row.uri ?? `${author.uri}/statuses/${row.id}/activity`,
         actor: author,
@@ -146,16 +148,24 @@ export class StatusFederation {
   }
 
   /** Create or Update of a local status, to the author's followers and the accounts it mentions. */
-  private async sendNote(type: 'Create' | 'Update', statusId: string): Promise<void> {
+  private async sendNote(
+    type: 'Create' | 'Update',
+    statusId: string,
+    options: { now?: boolean } = {},
+  ): Promise<void> {
     const built = await this.localNote(statusId);
     if (!built) return;
     const { note, row, author, recipients } = built;
-    await this.options.federation.delivery.deliver(wrapNote(type, note, new Date()), {
+    const { delivery } = this.options.federation;
+    const input = {
       senderActorId: author.id,
       sender: author,
       recipients,
       ...(row.visibility === 'direct' ? {} : { followersOf: author.id }),
-    });
+    };
+    const activity = wrapNote(type, note, new Date());
+    if (options.now) await delivery.deliverNow(activity, input);
+    else await delivery.deliver(activity, input);
   }
 
   /** A deleted local status: Delete with a Tombstone, to whoever heard of it (rebloggers too). */

@@ -21,6 +21,8 @@ import type { SerializableAccount } from '../../entities/account.js';
 export const RECORD_NOT_FOUND = 'Record not found';
 /** Writes the home feeds of a new status or reblog (fan-out on write). */
 export const FAN_OUT_JOB = 'microblog.statuses.fan-out';
+/** Fan-out jobs run at once per worker process: the delivery queue's own default. */
+const FAN_OUT_CONCURRENCY = 20;
 /** Adds a newly followed account's recent statuses to a home feed, or takes them out on unfollow. */
 export const HOME_MERGE_JOB = 'microblog.home.merge';
 /** Followers per fan-out statement; a larger audience is split across statements run at once. */
@@ -726,10 +728,16 @@ export class StatusService {
 
   /** The fan-out and home-merge workers (a no-op on role web); call before the queue starts. */
   async registerWorker(): Promise<void> {
-    await this.deps.queue.work<{ statusId: string }>(FAN_OUT_JOB, async (job) => {
-      const { status } = await this.writeFeeds(job.data.statusId);
-      await this.tellDistributed(job.data.statusId, status);
-    });
+    // As many at once as deliveries had: federation's listener makes a status's first delivery
+    // attempt inside this job (ADR 0055).
+    await this.deps.queue.work<{ statusId: string }>(
+      FAN_OUT_JOB,
+      async (job) => {
+        const { status } = await this.writeFeeds(job.data.statusId);
+        await this.tellDistributed(job.data.statusId, status);
+      },
+      { concurrency: FAN_OUT_CONCURRENCY },
+    );
     await this.deps.queue.work<{ followerId: string; targetId: string; merge: boolean }>(
       HOME_MERGE_JOB,
       async (job) => {
