@@ -72,12 +72,16 @@ describe('delivery bench', () => {
     );
     expect(bounded[4]).to.match(/^target: 0\.90 /);
     // Where the cores went in the window, per status of each process, before the verdict.
-    const cpu = { server: 3, database: 1.5, instances: 1, bench: 0.5, seconds: 4 };
+    const cpu = { server: 3, database: 1.5, instances: 1, bench: 0.5, seconds: 4, cores: 2 };
     const measured = formatDeliveryLines({ ...result, cpu });
     expect(measured[3]).to.equal(
       '  CPU per status: server 30.0 ms, database 15.0 ms, instances 10.0 ms, bench 5.0 ms = 60.0 ms (1.50 cores busy over 4.0 s)',
     );
-    expect(measured[4]).to.match(/^target: 0\.90 /);
+    // 45 ms of server and database per status: 2 cores give 44.4 statuses/s, 2,222 POSTs/s.
+    expect(measured[4]).to.equal(
+      '  the server and its database alone (45.0 ms per status) could deliver 2222 signed POSTs/s on 2 cores = 2.22 of the ceiling (the instances and the bench share those cores here)',
+    );
+    expect(measured[5]).to.match(/^target: 0\.90 /);
     expect(
       formatDeliveryLines({ ...result, ratio: undefined, outcome: 'failed', problems: ['boom'] }),
     ).to.deep.equal(['delivery: failed — boom']);

@@ -7,7 +7,7 @@
 // Its own server and database, like the fan-out bench.
 import { generateKeyPairSync } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createSequelize, QueryTypes } from '@agora/db';
@@ -88,6 +88,8 @@ export interface DeliveryCpu {
   bench: number;
   /** Wall-clock seconds between the two samples. */
   seconds: number;
+  /** The machine's cores, which all four share. */
+  cores: number;
 }
 
 /** The issue's bound: at least 80 % of the ceiling, and every instance got each status exactly once. */
@@ -119,6 +121,7 @@ export function formatDeliveryLines(result: DeliveryResult): string[] {
             `(${DELIVERY_POSTERS} ÷ POST p50 × ${result.instances} instances)`,
         ]),
     ...(result.cpu ? [formatCpuLine(result.cpu, result.statuses)] : []),
+    ...(result.cpu ? [formatOwnBoundLine(result.cpu, result.statuses, result.instances, ceiling)] : []),
     `target: ${ratio.toFixed(2)} of the signing ceiling (≥ ${DELIVERY_TARGET_RATIO}), one POST per shared inbox ` +
       `${result.problems.length === 0 ? 'each time' : 'NOT each time'} ${result.verdict}`,
     ...result.problems.map((problem) => `  problem: ${problem}`),
@@ -133,6 +136,26 @@ export function formatCpuLine(cpu: DeliveryCpu, statuses: number): string {
     `  CPU per status: server ${perStatus(cpu.server)}, database ${perStatus(cpu.database)}, ` +
     `instances ${perStatus(cpu.instances)}, bench ${perStatus(cpu.bench)} = ${perStatus(total)} ` +
     `(${(total / cpu.seconds).toFixed(2)} cores busy over ${cpu.seconds.toFixed(1)} s)`
+  );
+}
+
+/**
+ * What the server and its database alone would allow if the cores were theirs: the verifying
+ * instances and the bench share the same cores here, where real peers would not (ADR 0055).
+ * A derived figure beside the target, not the target.
+ */
+export function formatOwnBoundLine(
+  cpu: DeliveryCpu,
+  statuses: number,
+  instances: number,
+  ceiling: number,
+): string {
+  const perStatus = (cpu.server + cpu.database) / statuses;
+  const posts = (cpu.cores / perStatus) * instances;
+  return (
+    `  the server and its database alone (${(perStatus * 1000).toFixed(1)} ms per status) could deliver ` +
+    `${posts.toFixed(0)} signed POSTs/s on ${cpu.cores} cores = ${(posts / ceiling).toFixed(2)} of the ceiling ` +
+    `(the instances and the bench share those cores here)`
   );
 }
 
@@ -273,6 +296,7 @@ export async function runDeliveryBench(options: DeliveryOptions): Promise<Delive
         instances: cpuAfter.instances - cpuBefore.instances,
         bench: (bench.user + bench.system) / 1e6,
         seconds: (cpuAfter.at - cpuBefore.at) / 1000,
+        cores: availableParallelism(),
       };
     }
     const loadAfter = Math.round((loadavg()[0] ?? 0) * 100) / 100;
