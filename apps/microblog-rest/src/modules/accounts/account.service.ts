@@ -285,11 +285,7 @@ export class AccountService {
     const [row] = isUserId(userId)
       ? await ACTIVE_ACCOUNT.rows(this.deps.sequelize, [userId, ACCOUNT_TYPES])
       : [];
-    if (!row || row.userDisabled) throw new Forbidden(LOGIN_REFUSALS.disabled);
-    if (!row.userConfirmed) throw new Forbidden(LOGIN_REFUSALS.unconfirmed);
-    // Users made before accounts existed (or by tools that create no account) have none.
-    if (row.id === null) throw new NotFound(RECORD_NOT_FOUND);
-    return toActor({ ...row, id: row.id });
+    return toActor(usableLogin(row));
   }
 
   /**
@@ -298,10 +294,7 @@ export class AccountService {
    */
   async activeAccountId(userId: string): Promise<string> {
     const [row] = isUserId(userId) ? await ACTIVE_ACCOUNT_ID.rows(this.deps.sequelize, [userId]) : [];
-    if (!row || row.disabled) throw new Forbidden(LOGIN_REFUSALS.disabled);
-    if (!row.confirmed) throw new Forbidden(LOGIN_REFUSALS.unconfirmed);
-    if (row.id === null) throw new NotFound(RECORD_NOT_FOUND);
-    return row.id;
+    return usableLogin(row).id;
   }
 
   /** GET verify_credentials. Errors: Forbidden (login unusable), NotFound (user without account). */
@@ -728,10 +721,23 @@ coalesce(a.follow_requests_count, 0) AS "followRequestsCount"
           WHERE u.id = $1) c`,
 });
 
-const ACTIVE_ACCOUNT_ID = preparedStatement<
-  { disabled: boolean; confirmed: boolean; id: string | null },
-  [userId: string]
->({
+/** A signed-in user's login flags beside its account's columns (`id` null: the user has no account). */
+type LoginRow<Account extends { id: unknown }> = Account & { disabled: boolean; confirmed: boolean };
+
+/**
+ * The refusals of `activeAccount` and `activeAccountId`: 403 for a missing, disabled or unconfirmed
+ * login, 404 for a user without an account (made before accounts existed, or by tools that create none).
+ */
+function usableLogin<Account extends { id: unknown }>(
+  row: LoginRow<Account> | undefined,
+): LoginRow<Account> & { id: NonNullable<Account['id']> } {
+  if (!row || row.disabled) throw new Forbidden(LOGIN_REFUSALS.disabled);
+  if (!row.confirmed) throw new Forbidden(LOGIN_REFUSALS.unconfirmed);
+  if (row.id === null || row.id === undefined) throw new NotFound(RECORD_NOT_FOUND);
+  return row as LoginRow<Account> & { id: NonNullable<Account['id']> };
+}
+
+const ACTIVE_ACCOUNT_ID = preparedStatement<LoginRow<{ id: string | null }>, [userId: string]>({
   name: 'microblog_active_account_id',
   text: `SELECT u.disabled, u.confirmed_at IS NOT NULL AS confirmed, a.id::text AS id
            FROM users u
@@ -740,11 +746,11 @@ const ACTIVE_ACCOUNT_ID = preparedStatement<
 });
 
 const ACTIVE_ACCOUNT = preparedStatement<
-  Omit<ActorRow, 'id'> & { id: ActorRow['id'] | null; userDisabled: boolean; userConfirmed: boolean },
+  LoginRow<Omit<ActorRow, 'id'> & { id: ActorRow['id'] | null }>,
   [userId: string, types: readonly ActorType[]]
 >({
   name: 'microblog_active_account',
-  text: `SELECT u.disabled AS "userDisabled", u.confirmed_at IS NOT NULL AS "userConfirmed", ${ACTOR_SELECT_LIST}
+  text: `SELECT u.disabled, u.confirmed_at IS NOT NULL AS confirmed, ${ACTOR_SELECT_LIST}
            FROM users u
            LEFT JOIN LATERAL (
              SELECT * FROM actors x
