@@ -170,7 +170,7 @@ describe('the fast lane of hot reads (verify_credentials)', () => {
     }
   });
 
-  it('refuses with 429 once the token has spent its limit, whichever path it spent it on', async () => {
+  it('refuses with 429 once the token has spent its limit, whichever path it spent it on', async function () {
     // A user token counts per token (300 / 5 min) and per user (1500), not per address.
     const { limit } = MICROBLOG_POLICIES.apiToken;
     const token = await passwordToken(
@@ -180,7 +180,7 @@ describe('the fast lane of hot reads (verify_credentials)', () => {
       'read',
     );
     // A fresh token: half of its limit through each path, all within one window of the limit.
-    await awayFromWindowEdge(MICROBLOG_POLICIES.apiToken, 30_000);
+    await awayFromWindowEdge(this, MICROBLOG_POLICIES.apiToken, 30_000);
     const statuses = new Set<number>();
     for (let i = 0; i < limit; i++) {
       statuses.add((await get(i % 2 ? `${ACCOUNT_PATH}?n=${i}` : ACCOUNT_PATH, token)).status);

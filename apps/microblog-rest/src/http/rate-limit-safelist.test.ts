@@ -29,10 +29,10 @@ describe('RATE_LIMIT_SAFELIST lifts every limit of the microblog', () => {
     for (let i = 0; i < limit; i += 1) await t.ctx.rateLimiter.hitAll(checks);
   }
 
-  it('lets the password grant through from a safelisted address whose login limits are spent', async () => {
+  it('lets the password grant through from a safelisted address whose login limits are spent', async function () {
     const email = 'kim@example.org';
     await t.ctx.users.create({ email, password: PASSWORD, confirmed: true });
-    await awayFromWindowEdge(MICROBLOG_POLICIES.loginsIp, 20_000);
+    await awayFromWindowEdge(this, MICROBLOG_POLICIES.loginsIp, 20_000);
     await spend([
       { policy: MICROBLOG_POLICIES.loginsIp, subject: ipSubject(SAFELISTED) },
       { policy: MICROBLOG_POLICIES.loginsEmail, subject: emailSubject(email) },
@@ -60,9 +60,9 @@ describe('RATE_LIMIT_SAFELIST lifts every limit of the microblog', () => {
     expect(await other.json()).to.deep.equal({ error: 'Too many requests' });
   });
 
-  it('lets a safelisted address sign up past the five sign-ups per 30 minutes', async () => {
+  it('lets a safelisted address sign up past the five sign-ups per 30 minutes', async function () {
     const token = await appToken(t.url, app, 'read write');
-    await awayFromWindowEdge(MICROBLOG_POLICIES.signUp, 20_000);
+    await awayFromWindowEdge(this, MICROBLOG_POLICIES.signUp, 20_000);
     await spend([{ policy: MICROBLOG_POLICIES.signUp, subject: ipSubject(SAFELISTED) }]);
     await spend([{ policy: MICROBLOG_POLICIES.signUp, subject: ipSubject(OTHER) }]);
     const signUp = (ip: string, username: string) =>

@@ -623,7 +623,7 @@ describe('OAuth2 password grant throttling', function () {
     await t?.stop();
   });
 
-  it('refuses the 26th password attempt from one address within five minutes with 429, before checking it', async () => {
+  it('refuses the 26th password attempt from one address within five minutes with 429, before checking it', async function () {
     const app = await registerOobApp(t.url);
     await t.ctx.users.create({ email: 'victim@example.org', password: 'correct horse', confirmed: true });
     const attempt = (password: string) =>
@@ -640,7 +640,7 @@ describe('OAuth2 password grant throttling', function () {
         }),
       });
     // All 26 attempts within one five-minute window of the limit.
-    await awayFromWindowEdge(MICROBLOG_POLICIES.loginsIp, 30_000);
+    await awayFromWindowEdge(this, MICROBLOG_POLICIES.loginsIp, 30_000);
     for (let i = 0; i < 25; i += 1) expect((await attempt(`guess-${i}`)).status).to.equal(400);
     const refused = await attempt('correct horse');
     expect(refused.status).to.equal(429);
@@ -671,10 +671,10 @@ describe('HTTP basic throttling on the early /api', function () {
       },
     });
 
-  it('refuses even the right password with 429 once an address or an account has spent its failures', async () => {
+  it('refuses even the right password with 429 once an address or an account has spent its failures', async function () {
     const victim = await seed('victim');
     const bystander = await seed('bystander');
-    await awayFromWindowEdge(MICROBLOG_POLICIES.loginsIp, 90_000);
+    await awayFromWindowEdge(this, MICROBLOG_POLICIES.loginsIp, 90_000);
     const attacker = '198.51.100.20';
 
     // Successful sign-ins cost nothing: a client of this API sends its password every time.
