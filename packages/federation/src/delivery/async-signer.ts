@@ -1,41 +1,37 @@
 import type { KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { computeDigest, signRequest, signRequestAsync } from '../signatures/index.js';
+import { signingThreads, type SigningThreads } from './signing-threads.js';
 
 /**
- * Signing cores: one per core, at most 4. RSA signing is the CPU-heavy part of a delivery; the signer
- * keeps twice this many signatures in libuv's threadpool (see `AsyncSigner`).
+ * Signing threads: one per core, at most 4. RSA signing is the CPU-heavy part of a delivery; each
+ * thread signs without pause while there is work (see `SigningThreads`).
  */
 export function defaultSignerThreads(): number {
   return Math.min(4, Math.max(1, availableParallelism()));
 }
 
 export interface AsyncSignerOptions {
-  /**
-   * Cores to sign on: twice as many signatures are handed to libuv's threadpool at once, so that a
-   * thread that finishes one never waits for the event loop to hand it the next while the loop is busy
-   * (the others keep the cores signing meanwhile). 0 signs on the calling thread.
-   */
+  /** Threads that sign, shared with every signer of the process of the same size; 0 signs on the calling thread. */
   threads: number;
 }
 
 /**
- * Signs delivery POSTs with `crypto.sign`'s callback form, so the RSA operation runs on libuv's
- * threadpool while the event loop keeps posting, answering requests and talking to the database.
- * The event loop only builds each signing string (the body's digest once per body); requests beyond
- * twice `threads` wait here, in order, rather than in the threadpool ahead of its file and DNS work.
+ * Signs delivery POSTs on the process's signing threads, so the event loop keeps posting, answering
+ * requests and talking to the database while the RSA operations run. The event loop only builds each
+ * signing string (the body's digest once per body).
  */
 export class AsyncSigner {
-  private readonly limit: number;
-  private readonly waiting: Array<() => void> = [];
+  private readonly pool: SigningThreads | null;
   private inFlight = 0;
   private closed = false;
 
   constructor(options: AsyncSignerOptions) {
-    this.limit = 2 * Math.max(0, Math.floor(options.threads));
+    const threads = Math.max(0, Math.floor(options.threads));
+    this.pool = threads === 0 ? null : signingThreads(threads);
   }
 
-  /** Signatures being computed now. */
+  /** Signatures asked of the threads and not yet answered. */
   get running(): number {
     return this.inFlight;
   }
@@ -53,16 +49,15 @@ export class AsyncSigner {
   ): Promise<Record<string, string>> {
     if (this.closed) throw new Error('The signer is closed');
     const request = { method: 'POST', url, headers, body, ...(digest === undefined ? {} : { digest }) };
-    if (this.limit === 0) return signRequest(request, key);
-    if (this.inFlight >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.inFlight += 1;
+    const pool = this.pool;
+    if (!pool) return signRequest(request, key);
+    this.inFlight += 1;
     try {
-      return await signRequestAsync(request, key);
+      return await signRequestAsync(request, key, {}, (algorithm, privateKey, data) =>
+        pool.sign(algorithm, privateKey, data),
+      );
     } finally {
-      // The slot passes straight to the next waiting request.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.inFlight -= 1;
+      this.inFlight -= 1;
     }
   }
 

@@ -66,8 +66,8 @@ export interface DeliveryServiceOptions {
   /** POSTs in flight per job. */
   batchConcurrency?: number;
   /**
-   * Signatures computed at once on libuv's threadpool, off the event loop; 0 signs inline on it.
-   * Default: one per core (1–4).
+   * Threads that sign, off the event loop (the process's `SigningThreads` of that size); 0 signs
+   * inline on it. Default: one per core (1–4).
    */
   signerThreads?: number;
 }

@@ -79,14 +79,18 @@ export function signRequest(
   return finishCavage(prepared, signBytes(prepared.crypto, prepared.privateKey, prepared.signingString));
 }
 
+/** Computes a signature off the event loop. */
+export type AsyncBytesSigner = (algorithm: CryptoAlgorithm, key: KeyObject, data: string) => Promise<Buffer>;
+
 /**
- * `signRequest` with the private-key operation on libuv's threadpool (`crypto.sign` with a callback):
- * the event loop only builds the signing string, so it keeps serving while other threads sign.
+ * `signRequest` with the private-key operation off the event loop: on libuv's threadpool (`crypto.sign`
+ * with a callback) unless `signBytes` says where; the event loop only builds the signing string.
  */
 export function signRequestAsync(
   input: OutgoingRequest,
   key: SigningKey,
   options: CavageSignOptions = {},
+  signBytes: AsyncBytesSigner = signBytesAsync,
 ): Promise<Record<string, string>> {
   let prepared: OutgoingCavage;
   try {
@@ -94,7 +98,7 @@ export function signRequestAsync(
   } catch (error) {
     return Promise.reject(error instanceof Error ? error : new Error('Signing failed'));
   }
-  return signBytesAsync(prepared.crypto, prepared.privateKey, prepared.signingString).then((signature) =>
+  return signBytes(prepared.crypto, prepared.privateKey, prepared.signingString).then((signature) =>
     finishCavage(prepared, signature),
   );
 }
