@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,14 +37,50 @@ export async function testServerUrl(): Promise<string> {
   }
 }
 
-/** A TCP port on 127.0.0.1 the OS just handed out (e.g. so a test server's PUBLIC_URL can name it). */
+/**
+ * A free TCP port on 127.0.0.1 for a test server (e.g. so its PUBLIC_URL can name it before it
+ * listens). Picked below the kernel's range for outgoing connections: between the pick and the
+ * server's own listen (seconds, with migrations and workers), the many client sockets of a parallel
+ * run could otherwise be handed the same port (EADDRINUSE, seen on CI).
+ */
 export async function freePort(): Promise<number> {
+  const below = await outgoingPortsStart();
+  if (below !== null && below - LISTEN_PORT_SPAN > 1024) {
+    const from = below - LISTEN_PORT_SPAN;
+    for (let tries = 0; tries < 50; tries += 1) {
+      const port = from + randomInt(LISTEN_PORT_SPAN);
+      if ((await listenOnce(port)) !== null) return port;
+    }
+  }
+  // Elsewhere (or a crowded range): any port the OS hands out.
+  const port = await listenOnce(0);
+  if (port === null) throw new Error('No free TCP port on 127.0.0.1');
+  return port;
+}
+
+const LISTEN_PORT_SPAN = 10_000;
+
+/** The first port of Linux's range for outgoing connections, or null where there is none to read. */
+async function outgoingPortsStart(): Promise<number | null> {
+  try {
+    const [low] = (await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/);
+    const port = Number(low);
+    return Number.isInteger(port) ? port : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Listens on `port` (0: any) and closes again; the port it got, or null when it was taken. */
+function listenOnce(port: number): Promise<number | null> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' || error.code === 'EACCES' ? resolvePort(null) : reject(error),
+    );
+    server.listen(port, '127.0.0.1', () => {
+      const { port: got } = server.address() as { port: number };
+      server.close(() => resolvePort(got));
     });
   });
 }
