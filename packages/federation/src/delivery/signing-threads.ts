@@ -7,7 +7,7 @@ import type { SigningAnswer, SigningBatch } from './signing-worker.js';
 
 // Strings per message to a thread: few messages (each wakes a thread and then the event loop), yet
 // the first POSTs of a fan-out need not wait for all of its signatures.
-const BATCH = 8;
+const BATCH = 16;
 // Signatures handed to one thread and not yet answered: the next batch waits in the thread's port
 // while it signs this one, so it never sleeps between batches (ADR 0056).
 const AHEAD = 2 * BATCH;
