@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { computeDigest, signRequest, signRequestAsync } from '../signatures/index.js';
-import { signingThreads, type SigningThreads } from './signing-threads.js';
+import { computeDigest, signRequest, signRequestAsync, type AsyncBytesSigner } from '../signatures/index.js';
+import { signingThreads } from './signing-threads.js';
 
 /**
  * Signing threads: one per core, at most 4. RSA signing is the CPU-heavy part of a delivery; each
@@ -22,13 +22,15 @@ export interface AsyncSignerOptions {
  * signing string (the body's digest once per body).
  */
 export class AsyncSigner {
-  private readonly pool: SigningThreads | null;
+  /** The signing threads' `sign`; null signs inline. */
+  private readonly signBytes: AsyncBytesSigner | null;
   private inFlight = 0;
   private closed = false;
 
   constructor(options: AsyncSignerOptions) {
     const threads = Math.max(0, Math.floor(options.threads));
-    this.pool = threads === 0 ? null : signingThreads(threads);
+    const pool = threads === 0 ? null : signingThreads(threads);
+    this.signBytes = pool && ((algorithm, key, data) => pool.sign(algorithm, key, data));
   }
 
   /** Signatures asked of the threads and not yet answered. */
@@ -49,13 +51,10 @@ export class AsyncSigner {
   ): Promise<Record<string, string>> {
     if (this.closed) throw new Error('The signer is closed');
     const request = { method: 'POST', url, headers, body, ...(digest === undefined ? {} : { digest }) };
-    const pool = this.pool;
-    if (!pool) return signRequest(request, key);
+    if (!this.signBytes) return signRequest(request, key);
     this.inFlight += 1;
     try {
-      return await signRequestAsync(request, key, {}, (algorithm, privateKey, data) =>
-        pool.sign(algorithm, privateKey, data),
-      );
+      return await signRequestAsync(request, key, this.signBytes);
     } finally {
       this.inFlight -= 1;
     }

@@ -7,7 +7,6 @@ import {
   CAVAGE_ALGORITHMS,
   cryptoAlgorithmFor,
   signBytes,
-  signBytesAsync,
   type CryptoAlgorithm,
 } from './signature-algorithms.js';
 import type {
@@ -79,18 +78,18 @@ export function signRequest(
   return finishCavage(prepared, signBytes(prepared.crypto, prepared.privateKey, prepared.signingString));
 }
 
-/** Computes a signature off the event loop. */
+/** Computes a signature off the event loop (the delivery's signing threads, ADR 0056). */
 export type AsyncBytesSigner = (algorithm: CryptoAlgorithm, key: KeyObject, data: string) => Promise<Buffer>;
 
 /**
- * `signRequest` with the private-key operation off the event loop: on libuv's threadpool (`crypto.sign`
- * with a callback) unless `signBytes` says where; the event loop only builds the signing string.
+ * `signRequest` with the private-key operation handed to `signBytes`: the event loop only builds
+ * the headers and the signing string.
  */
 export function signRequestAsync(
   input: OutgoingRequest,
   key: SigningKey,
+  signBytes: AsyncBytesSigner,
   options: CavageSignOptions = {},
-  signBytes: AsyncBytesSigner = signBytesAsync,
 ): Promise<Record<string, string>> {
   let prepared: OutgoingCavage;
   try {

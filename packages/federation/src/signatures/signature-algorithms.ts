@@ -41,18 +41,6 @@ export function signBytes(algorithm: CryptoAlgorithm, key: KeyObject, data: stri
   return sign('sha256', bytes, key);
 }
 
-/** `signBytes` on libuv's threadpool: the event loop goes on while another thread signs. */
-export function signBytesAsync(algorithm: CryptoAlgorithm, key: KeyObject, data: string): Promise<Buffer> {
-  const bytes = Buffer.from(data, 'utf8');
-  return new Promise((resolve, reject) => {
-    const done = (error: Error | null, signature: Buffer): void =>
-      error ? reject(error) : resolve(signature);
-    if (algorithm === 'ed25519') sign(null, bytes, key, done);
-    else if (algorithm === 'rsa-pss-sha512') sign('sha512', bytes, { key, ...PSS }, done);
-    else sign('sha256', bytes, key, done);
-  });
-}
-
 export function verifyBytes(
   algorithm: CryptoAlgorithm,
   key: KeyObject,
